@@ -1,0 +1,392 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { compose, type ComposedMiddleware } from './compose.js';
+import { Context, type ContextSettings, type TrustProxy } from './context.js';
+import { errorBody, HTTPError, toHTTPError } from './http-error.js';
+import { DEFAULT_BODY_LIMIT } from './internal/body.js';
+import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
+import { DEFAULT_MAX_KEYS } from './internal/query.js';
+import { Router } from './router.js';
+import type { AnyMiddleware, Middleware } from './types.js';
+
+/** Server time-outs, in milliseconds. */
+export interface TimeoutConfig {
+  /** Time to receive the complete request headers. @default 10000 */
+  headers?: number;
+  /** Time to receive the complete request, body included. @default 30000 */
+  request?: number;
+  /** How long an idle kept-alive connection stays open. @default 5000 */
+  keepAlive?: number;
+}
+
+/** Options of `new Application()` (and of `createApp` in `@fw/app`). */
+export interface ApplicationConfig {
+  /** Largest request body in bytes; more is answered 413. @default 1048576 (1 MiB) */
+  bodyLimit?: number;
+  /** Most keys in a query string or URL-encoded body; more is answered 400. @default 1000 */
+  maxQueryKeys?: number;
+  /** Longest request URL (path and query); longer is answered 414. @default 8192 */
+  maxUrlLength?: number;
+  /** Which `X-Forwarded-For` hops `ctx.ip` believes. @default false (the socket address) */
+  trustProxy?: TrustProxy;
+  /** Server time-outs. */
+  timeouts?: TimeoutConfig;
+  /** How long `close()` waits for in-flight requests before cutting connections, in ms. @default 10000 */
+  closeTimeout?: number;
+  /** Where server errors (5xx causes, failures in error handlers) are reported. @default console.error */
+  onLog?: (message: string, error?: unknown) => void;
+}
+
+/** Where the server listens, as `listen()` resolves it. */
+export interface ListenInfo {
+  port: number;
+  host: string;
+  /** `http://<host>:<port>`, with `localhost` for a wildcard address. */
+  url: string;
+}
+
+/** Handles an error: receives it as an HTTPError (the original is its `cause`) and answers through ctx. */
+export type ErrorHandler = (error: HTTPError, ctx: Context) => unknown;
+
+/** A protocol plugin: attaches to the application through its public hooks when registered. */
+export interface Plugin {
+  /** A unique name (`graphql`, `grpc`, `tracing`). */
+  readonly name: string;
+  /** Called once by `app.register(plugin)`. */
+  setup(app: Application): void;
+}
+
+type Hook<T = void> = (arg: T) => unknown;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/**
+ * The application: a router whose `use(mw)` middleware runs for every request (matched or not),
+ * plus the HTTP server, error handling, in-process `inject`, and hooks for protocol plugins.
+ * @example
+ * const app = new Application();
+ * app.get('/hello', (ctx) => ctx.json({ hello: 'world' }));
+ * await app.listen(3000);
+ */
+export class Application extends Router {
+  /** The node HTTP server once `listen()` was called. */
+  server: Server | undefined;
+  private readonly settings: ContextSettings;
+  private readonly config: Required<Omit<ApplicationConfig, 'trustProxy' | 'timeouts' | 'onLog'>> & { timeouts: Required<TimeoutConfig> };
+  private readonly log: (message: string, error?: unknown) => void;
+  private readonly wrappers: AnyMiddleware[] = [];
+  private readonly claims = new Map<string, ComposedMiddleware<Context>>();
+  private readonly plugins = new Map<string, Plugin>();
+  private readonly listenHooks: Array<Hook<ListenInfo>> = [];
+  private readonly closeHooks: Array<Hook> = [];
+  private readonly closedHooks: Array<Hook> = [];
+  private errorHandler: ErrorHandler | undefined;
+  private notFoundHandler: ComposedMiddleware<Context> | undefined;
+  private dispatcher: { version: number; run: ComposedMiddleware<Context> } | undefined;
+  private closing = false;
+  private closePromise: Promise<void> | undefined;
+
+  constructor(config: ApplicationConfig = {}) {
+    super();
+    const positive = (name: string, value: number | undefined, fallback: number): number => {
+      if (value === undefined) return fallback;
+      if (typeof value !== 'number' || !(value > 0)) throw new TypeError(`${name} must be a positive number, got ${String(value)}`);
+      return value;
+    };
+    this.config = {
+      bodyLimit: positive('bodyLimit', config.bodyLimit, DEFAULT_BODY_LIMIT),
+      maxQueryKeys: positive('maxQueryKeys', config.maxQueryKeys, DEFAULT_MAX_KEYS),
+      maxUrlLength: positive('maxUrlLength', config.maxUrlLength, 8192),
+      closeTimeout: positive('closeTimeout', config.closeTimeout, 10_000),
+      timeouts: {
+        headers: positive('timeouts.headers', config.timeouts?.headers, 10_000),
+        request: positive('timeouts.request', config.timeouts?.request, 30_000),
+        keepAlive: positive('timeouts.keepAlive', config.timeouts?.keepAlive, 5_000),
+      },
+    };
+    this.settings = { bodyLimit: this.config.bodyLimit, maxKeys: this.config.maxQueryKeys, trustProxy: config.trustProxy ?? false };
+    this.log = config.onLog ?? ((message, error) => console.error(message, error ?? ''));
+  }
+
+  /** Replaces the default error handler (which sends `{ error, message, code, details? }`). */
+  onError(handler: ErrorHandler): this {
+    if (typeof handler !== 'function') throw new TypeError('onError expects a function');
+    this.errorHandler = handler;
+    return this;
+  }
+
+  /** Replaces the default 404 answer for requests that match no route. */
+  notFound(handler: Middleware): this {
+    if (typeof handler !== 'function') throw new TypeError('notFound expects a function');
+    this.notFoundHandler = compose([handler]);
+    return this;
+  }
+
+  /** Registers a protocol plugin; its `setup` attaches it through the hooks below. */
+  register(plugin: Plugin): this {
+    if (this.plugins.has(plugin.name)) throw new Error(`A plugin named "${plugin.name}" is already registered`);
+    this.plugins.set(plugin.name, plugin);
+    plugin.setup(this);
+    return this;
+  }
+
+  /** The registered plugin of that name, if any. */
+  getPlugin<T extends Plugin = Plugin>(name: string): T | undefined {
+    return this.plugins.get(name) as T | undefined;
+  }
+
+  /** Answers every request to exactly `path` with `handler`, after global middleware, bypassing the routes. */
+  claimPath(path: string, handler: AnyMiddleware): this {
+    if (this.claims.has(path)) throw new Error(`Path "${path}" is already claimed by a plugin`);
+    this.claims.set(path, compose<Context>([handler as Middleware<Context>]));
+    this._touch();
+    return this;
+  }
+
+  /** Adds middleware that runs outside all global middleware (for tracing and the like). */
+  wrap(middleware: AnyMiddleware): this {
+    if (typeof middleware !== 'function') throw new TypeError('wrap expects a middleware function');
+    this.wrappers.push(middleware);
+    this._touch();
+    return this;
+  }
+
+  /** Runs `fn` once the HTTP server is bound; `listen()` resolves after it (and rejects if it throws). */
+  onListen(fn: Hook<ListenInfo>): this {
+    this.listenHooks.push(fn);
+    return this;
+  }
+
+  /** Runs `fn` when `close()` starts, alongside the HTTP drain (stop other listeners here). */
+  onClose(fn: Hook): this {
+    this.closeHooks.push(fn);
+    return this;
+  }
+
+  /** Runs `fn` after every request has drained (flush buffers here). */
+  onClosed(fn: Hook): this {
+    this.closedHooks.push(fn);
+    return this;
+  }
+
+  /** The global middleware, in `use` order (read-only; plugins may run it for other protocols). */
+  getMiddleware(): readonly AnyMiddleware[] {
+    return this._middleware.slice();
+  }
+
+  /** The settings contexts are made with (for plugins that build contexts). */
+  get contextSettings(): Readonly<ContextSettings> {
+    return this.settings;
+  }
+
+  /** Global middleware runs for every request, so it is not part of each route's chain. */
+  protected override _ownMiddlewareInChain(): boolean {
+    return false;
+  }
+
+  /** The node request listener: `http.createServer(app.handler)` works too. */
+  readonly handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const ctx = new Context(req, res, this.settings);
+    if (this.closing) {
+      res.setHeader('connection', 'close');
+      this.fail(ctx, new HTTPError(503, 'Server is shutting down'));
+      return;
+    }
+    if (ctx.url.length > this.config.maxUrlLength) {
+      this.fail(ctx, new HTTPError(414, `Request URL is longer than ${this.config.maxUrlLength} characters`));
+      return;
+    }
+    let pending: Promise<void>;
+    try {
+      pending = this.dispatch().run(ctx);
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    pending.then(
+      () => this.finish(ctx),
+      (err: unknown) => this.fail(ctx, err),
+    );
+  };
+
+  /** Sends a request through the whole pipeline in-process, without a socket. */
+  async inject(request: InjectRequest | string): Promise<InjectResponse> {
+    const options = typeof request === 'string' ? { url: request } : request;
+    const req = createInjectRequest(options);
+    const writer = new InjectResponseWriter(req);
+    const done = new Promise<void>((resolve, reject) => {
+      writer.once('finish', resolve);
+      writer.once('error', reject);
+    });
+    this.handler(req, asServerResponse(writer));
+    await done;
+    return writer.result();
+  }
+
+  /** Starts the HTTP server (and plugin listeners); resolves once all are bound. */
+  listen(port?: number, host?: string, callback?: (info: ListenInfo) => void): Promise<ListenInfo>;
+  listen(port: number, callback: (info: ListenInfo) => void): Promise<ListenInfo>;
+  async listen(port = 0, hostOrCallback?: string | ((info: ListenInfo) => void), maybeCallback?: (info: ListenInfo) => void): Promise<ListenInfo> {
+    const host = typeof hostOrCallback === 'string' ? hostOrCallback : undefined;
+    const callback = typeof hostOrCallback === 'function' ? hostOrCallback : maybeCallback;
+    if (this.server !== undefined) throw new Error('listen() was already called on this application');
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`Invalid port: ${String(port)}`);
+    const { timeouts } = this.config;
+    const server = createServer(
+      {
+        requestTimeout: timeouts.request,
+        headersTimeout: timeouts.headers,
+        keepAliveTimeout: timeouts.keepAlive,
+        // Node checks the two time-outs above on this interval (30 s by default).
+        connectionsCheckingInterval: Math.min(1000, timeouts.headers, timeouts.request),
+      },
+      this.handler,
+    );
+    this.server = server;
+    this.closing = false;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException): void => {
+        this.server = undefined;
+        reject(err.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use${host ? ` on ${host}` : ''}`, { cause: err }) : err);
+      };
+      server.once('error', onError);
+      server.listen(port, host, () => {
+        server.removeListener('error', onError);
+        resolve();
+      });
+    });
+    server.on('error', (err) => this.log('HTTP server error', err));
+    const address = server.address() as AddressInfo;
+    const shownHost = address.address === '::' || address.address === '0.0.0.0' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const info: ListenInfo = { port: address.port, host: address.address, url: `http://${shownHost}:${address.port}` };
+    try {
+      for (const hook of this.listenHooks) await hook(info);
+    } catch (err) {
+      await this.close().catch(() => undefined);
+      throw err;
+    }
+    callback?.(info);
+    return info;
+  }
+
+  /**
+   * Stops accepting connections, lets in-flight requests finish (new requests on kept-alive
+   * connections get 503 with `Connection: close`), cuts what is left after `closeTimeout`,
+   * runs the plugins' close hooks, and resolves.
+   */
+  close(): Promise<void> {
+    this.closePromise ??= this.shutdown();
+    return this.closePromise;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closing = true;
+    const server = this.server;
+    const drained = server === undefined
+      ? RESOLVED
+      : new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+    const timer = server === undefined ? undefined : setTimeout(() => server.closeAllConnections(), this.config.closeTimeout);
+    timer?.unref();
+    const results = await Promise.allSettled([drained, ...this.closeHooks.map(async (hook) => hook())]);
+    if (timer) clearTimeout(timer);
+    const closedResults = await Promise.allSettled(this.closedHooks.map(async (hook) => hook()));
+    for (const result of [...results, ...closedResults]) if (result.status === 'rejected') this.log('Error while closing', result.reason);
+    this.server = undefined;
+    this.closePromise = undefined;
+  }
+
+  private dispatch(): { run: ComposedMiddleware<Context> } {
+    if (this.dispatcher !== undefined && this.dispatcher.version === this._version) return this.dispatcher;
+    const stage = this.routeStage;
+    const chain = [...this.wrappers, ...this._middleware];
+    const run: ComposedMiddleware<Context> = chain.length === 0 ? (ctx) => stage(ctx) : compose<Context>([...(chain as Middleware<Context>[]), (ctx) => stage(ctx)]);
+    this.dispatcher = { version: this._version, run };
+    return this.dispatcher;
+  }
+
+  /** Claimed paths, then the route table, then the not-found answer. */
+  private readonly routeStage = (ctx: Context): Promise<void> => {
+    if (this.claims.size !== 0) {
+      const claimed = this.claims.get(ctx.path);
+      if (claimed !== undefined) return claimed(ctx);
+    }
+    const path = ctx.path;
+    if (path.indexOf('%') !== -1) {
+      try {
+        decodeURI(path);
+      } catch {
+        throw new HTTPError(400, 'Invalid percent-encoding in path');
+      }
+    }
+    const found = this._match(ctx.method, path);
+    if (found === null) {
+      if (this.notFoundHandler !== undefined) return this.notFoundHandler(ctx);
+      ctx.json({ error: true, message: 'Not Found', code: 404 }, 404);
+      return RESOLVED;
+    }
+    ctx.params = found.params;
+    ctx.route = found.value.route;
+    if (ctx._needsBody) return ctx.parseBody().then(() => found.value.chain(ctx));
+    return found.value.chain(ctx);
+  };
+
+  private finish(ctx: Context): void {
+    try {
+      if (this.closing && !ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
+      ctx._flush();
+    } catch (err) {
+      this.fail(ctx, err);
+    }
+  }
+
+  private fail(ctx: Context, thrown: unknown): void {
+    const error = toHTTPError(thrown);
+    if (error.statusCode >= 500) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
+    const res = ctx.res;
+    if (res.headersSent || res.writableEnded) {
+      // The response is already on the wire: all that is left is to cut it short.
+      if (!res.writableEnded) res.destroy();
+      return;
+    }
+    if (this.errorHandler !== undefined) {
+      const handler = this.errorHandler;
+      ctx._resetResponse();
+      let result: unknown;
+      try {
+        result = handler(error, ctx);
+      } catch (err) {
+        this.log('The error handler threw', err);
+        this.sendError(ctx, error);
+        return;
+      }
+      Promise.resolve(result).then(
+        () => (ctx.responded ? this.finish(ctx) : this.sendError(ctx, error)),
+        (err: unknown) => {
+          this.log('The error handler threw', err);
+          this.sendError(ctx, error);
+        },
+      );
+      return;
+    }
+    this.sendError(ctx, error);
+  }
+
+  private sendError(ctx: Context, error: HTTPError): void {
+    const res = ctx.res;
+    if (res.headersSent || res.writableEnded) return;
+    try {
+      ctx._resetResponse();
+      res.removeHeader('content-type');
+      res.removeHeader('content-length');
+      if (error.headers !== undefined) for (const [key, value] of Object.entries(error.headers)) res.setHeader(key, value);
+      if (this.closing) res.setHeader('connection', 'close');
+      ctx.json(errorBody(error), error.statusCode);
+      ctx._flush();
+    } catch (err) {
+      this.log('Could not send the error response', err);
+      if (!res.writableEnded) res.destroy();
+    }
+  }
+}

@@ -1,0 +1,232 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { HTTPError } from './http-error.js';
+import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
+import { parseQuery } from './internal/query.js';
+import type { HTTPMethod, Route } from './types.js';
+
+/** Per-application settings a context needs; owned by the application. */
+export interface ContextSettings {
+  bodyLimit: number;
+  maxKeys: number;
+  trustProxy: TrustProxy;
+}
+
+/** Which `X-Forwarded-For` hops to believe: none (false), all (true), a hop count, or proxy addresses. */
+export type TrustProxy = boolean | number | string[];
+
+const NO_BODY = Symbol('no-body');
+type Pending = string | Buffer | typeof NO_BODY;
+
+/**
+ * The per-request context passed to middleware and handlers.
+ * Response methods record what to send; the framework writes it once the chain has finished,
+ * so middleware can still change status and headers after `await next()`.
+ */
+export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
+  /** The raw node request. */
+  readonly req: IncomingMessage;
+  /** The raw node response; writing to it directly takes over the response. */
+  readonly res: ServerResponse;
+  /** The request method, upper case. */
+  readonly method: HTTPMethod;
+  /** The request URL: path and query string. */
+  readonly url: string;
+  /** The path without the query string. */
+  readonly path: string;
+  /** Request headers with lower-case names. */
+  readonly headers: IncomingHttpHeaders;
+  /** Route params (strings unless replaced by validation). */
+  params: TParams;
+  /** The user set by authentication middleware. */
+  user?: unknown;
+  /** The matched route, once routing has run; undefined for unmatched requests and claimed paths. */
+  route: Route | undefined = undefined;
+
+  /** @internal */ _status = 0;
+  /** @internal */ _payload: Pending = NO_BODY;
+  /** @internal */ _settings: ContextSettings;
+  private _query: TQuery | undefined = undefined;
+  private _body: TBody | undefined = undefined;
+  private _bodyRead = false;
+  private _state: Record<string, unknown> | undefined = undefined;
+  private readonly _queryStart: number;
+
+  constructor(req: IncomingMessage, res: ServerResponse, settings: ContextSettings) {
+    this.req = req;
+    this.res = res;
+    this._settings = settings;
+    this.method = req.method as HTTPMethod;
+    const url = req.url ?? '/';
+    this.url = url;
+    const q = url.indexOf('?');
+    this._queryStart = q;
+    this.path = q === -1 ? url : url.slice(0, q);
+    this.headers = req.headers;
+    this.params = {} as TParams;
+  }
+
+  /** The parsed query string, parsed on first access. Invalid encoding throws a 400. */
+  get query(): TQuery {
+    if (this._query === undefined) {
+      this._query = (this._queryStart === -1
+        ? Object.create(null)
+        : parseQuery(this.url.slice(this._queryStart + 1), this._settings.maxKeys)) as TQuery;
+    }
+    return this._query;
+  }
+
+  set query(value: TQuery) {
+    this._query = value;
+  }
+
+  /** The parsed request body (JSON, URL-encoded or text); undefined until read or for other types. */
+  get body(): TBody {
+    return this._body as TBody;
+  }
+
+  set body(value: TBody) {
+    this._body = value;
+    this._bodyRead = true;
+  }
+
+  /** Scratch storage shared by middleware and handlers of one request. */
+  get state(): Record<string, unknown> {
+    return (this._state ??= {});
+  }
+
+  set state(value: Record<string, unknown>) {
+    this._state = value;
+  }
+
+  /** The client address: the socket's, or from `X-Forwarded-For` as far as `trustProxy` allows. */
+  get ip(): string {
+    const socketAddress = this.req.socket?.remoteAddress ?? '';
+    const trust = this._settings.trustProxy;
+    if (trust === false) return socketAddress;
+    const header = this.headers['x-forwarded-for'];
+    if (header === undefined) return socketAddress;
+    const hops = (Array.isArray(header) ? header.join(',') : header).split(',').map((s) => s.trim()).filter(Boolean);
+    const chain = [...hops, socketAddress];
+    if (trust === true) return chain[0] ?? socketAddress;
+    if (typeof trust === 'number') return chain[Math.max(0, chain.length - 1 - trust)] ?? socketAddress;
+    for (let i = chain.length - 1; i >= 0; i--) if (!trust.includes(chain[i]!)) return chain[i]!;
+    return chain[0] ?? socketAddress;
+  }
+
+  /**
+   * Reads and parses the body now (the framework does this before route middleware runs;
+   * global middleware that needs the body can await it). Idempotent.
+   */
+  async parseBody(): Promise<TBody> {
+    if (this._bodyRead) return this._body as TBody;
+    this._bodyRead = true;
+    if (!hasBody(this.req)) return this._body as TBody;
+    const kind = bodyKind(this.headers['content-type']);
+    if (kind === undefined) return this._body as TBody;
+    const raw = await readBody(this.req, this._settings.bodyLimit);
+    this._body = parseBody(kind, raw, this._settings.maxKeys) as TBody;
+    return this._body as TBody;
+  }
+
+  /** @internal Whether the body still has to be read. */
+  get _needsBody(): boolean {
+    return !this._bodyRead && hasBody(this.req);
+  }
+
+  /** Sends `data` as JSON with `status` (default: the status set with `status()`, else 200). */
+  json(data: unknown, status?: number): void {
+    if (status !== undefined) this.status(status);
+    const text = JSON.stringify(data);
+    this._payload = text === undefined ? 'null' : text;
+    if (!this.res.hasHeader('content-type')) this.res.setHeader('content-type', 'application/json; charset=utf-8');
+  }
+
+  /** Sends plain text with `status` (default: the status set with `status()`, else 200). */
+  text(data: string, status?: number): void {
+    if (status !== undefined) this.status(status);
+    this._payload = String(data);
+    if (!this.res.hasHeader('content-type')) this.res.setHeader('content-type', 'text/plain; charset=utf-8');
+  }
+
+  /** Sends a string or Buffer as it is; set the content type yourself. */
+  send(data: string | Buffer, status?: number): void {
+    if (status !== undefined) this.status(status);
+    this._payload = data;
+  }
+
+  /** Sets the response status. Chainable; 204 and 304 send no body. */
+  status(code: number): this {
+    if (!Number.isInteger(code) || code < 100 || code > 999) throw new TypeError(`Invalid status code: ${code}`);
+    this._status = code;
+    return this;
+  }
+
+  /** Sets a response header. Chainable. */
+  setHeader(key: string, value: string | number | readonly string[]): this {
+    this.res.setHeader(key, value);
+    return this;
+  }
+
+  /** The status the response has or will have (0 while nothing has been decided). */
+  get statusCode(): number {
+    if (this.res.headersSent) return this.res.statusCode;
+    if (this._status !== 0) return this._status;
+    return this._payload === NO_BODY ? 0 : 200;
+  }
+
+  /** Whether a response has been decided (a body or status set, or the raw response written). */
+  get responded(): boolean {
+    return this._status !== 0 || this._payload !== NO_BODY || this.res.headersSent || this.res.writableEnded;
+  }
+
+  /** @internal Forgets what was set so far (used before writing an error response). */
+  _resetResponse(): void {
+    this._status = 0;
+    this._payload = NO_BODY;
+  }
+
+  /** @internal Writes the recorded response, unless the raw response was already used. */
+  _flush(): void {
+    const res = this.res;
+    if (res.headersSent || res.writableEnded) return;
+    const payload = this._payload;
+    const status = this._status !== 0 ? this._status : payload === NO_BODY ? 404 : 200;
+    res.statusCode = status;
+    if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
+      res.removeHeader('content-type');
+      res.removeHeader('content-length');
+      res.end();
+      return;
+    }
+    if (payload === NO_BODY) {
+      if (this._status === 0) {
+        // Nothing answered at all: the standard 404 body.
+        writeJson(res, '{"error":true,"message":"Not Found","code":404}', this.method === 'HEAD');
+        return;
+      }
+      res.setHeader('content-length', 0);
+      res.end();
+      return;
+    }
+    res.setHeader('content-length', typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length);
+    if (this.method === 'HEAD') res.end();
+    else res.end(payload);
+  }
+}
+
+function writeJson(res: ServerResponse, text: string, head: boolean): void {
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  if (head) res.end();
+  else res.end(text);
+}
+
+/** @internal Throws the 400 for an invalid percent-encoded param. */
+export function decodeParam(value: string): string {
+  if (value.indexOf('%') === -1) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new HTTPError(400, 'Invalid percent-encoding in path');
+  }
+}

@@ -1,0 +1,99 @@
+/** An error that carries an HTTP status. Throw it from handlers and middleware. */
+export class HTTPError extends Error {
+  /** The HTTP status code sent to the client. */
+  readonly statusCode: number;
+  /** Optional extra data, sent as `details` in the error body. */
+  readonly details?: unknown;
+  /** True when the message is safe to show to clients (always true for 4xx, and for 5xx thrown on purpose). */
+  readonly expose: boolean;
+  /** Response headers sent with the error (e.g. `WWW-Authenticate` on a 401). */
+  readonly headers?: Readonly<Record<string, string>>;
+
+  constructor(statusCode: number, message?: string, details?: unknown, options?: HTTPErrorOptions) {
+    super(message ?? statusText(statusCode), options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'HTTPError';
+    this.statusCode = Number.isInteger(statusCode) && statusCode >= 400 && statusCode <= 599 ? statusCode : 500;
+    if (details !== undefined) this.details = details;
+    this.expose = options?.expose ?? true;
+    if (options?.headers !== undefined) this.headers = options.headers;
+  }
+}
+
+/** Extra options of `new HTTPError()`. */
+export interface HTTPErrorOptions {
+  /** The error this one wraps. */
+  cause?: unknown;
+  /** Whether the message may be shown to clients. @default true */
+  expose?: boolean;
+  /** Response headers to send with the error. */
+  headers?: Record<string, string>;
+}
+
+/** Whether a value is an HTTPError (also across copies of this package). */
+export function isHTTPError(value: unknown): value is HTTPError {
+  return value instanceof HTTPError || (value instanceof Error && value.name === 'HTTPError' && typeof (value as HTTPError).statusCode === 'number');
+}
+
+/**
+ * Turns any thrown value into an HTTPError. An HTTPError is returned as it is; an Error with a
+ * numeric `statusCode`/`status` in 400..599 keeps that status; everything else becomes a 500
+ * whose client-facing message is "Internal Server Error" (the original is kept as `cause`).
+ */
+export function toHTTPError(value: unknown): HTTPError {
+  if (isHTTPError(value)) return value;
+  if (value !== null && typeof value === 'object') {
+    const candidate = value as { statusCode?: unknown; status?: unknown; message?: unknown; expose?: unknown };
+    const status = typeof candidate.statusCode === 'number' ? candidate.statusCode : candidate.status;
+    if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
+      const expose = status < 500 || candidate.expose === true;
+      const message = expose && typeof candidate.message === 'string' ? candidate.message : statusText(status);
+      return new HTTPError(status, message, undefined, { cause: value, expose });
+    }
+  }
+  return new HTTPError(500, 'Internal Server Error', undefined, { cause: value, expose: false });
+}
+
+/** The standard error body the framework sends: `{ error: true, message, code, details? }`. */
+export interface ErrorBody {
+  error: true;
+  message: string;
+  code: number;
+  details?: unknown;
+}
+
+/** Builds the standard error body for an HTTPError. Unexposed errors never leak their message. */
+export function errorBody(err: HTTPError): ErrorBody {
+  const body: ErrorBody = {
+    error: true,
+    message: err.expose ? err.message : statusText(err.statusCode),
+    code: err.statusCode,
+  };
+  if (err.details !== undefined && err.expose) body.details = err.details;
+  return body;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** The reason phrase of a status code ("Not Found" for 404). */
+export function statusText(status: number): string {
+  return STATUS_TEXT[status] ?? (status >= 500 ? 'Internal Server Error' : 'Error');
+}

@@ -1,0 +1,269 @@
+import { compose, type ComposedMiddleware } from './compose.js';
+import type { Context } from './context.js';
+import { decodeParam } from './context.js';
+import { normalizePath, TrieMatcher, type Matcher } from './internal/matcher.js';
+import {
+  HTTP_METHODS,
+  type AnyMiddleware,
+  type HTTPMethod,
+  type Middleware,
+  type RouteContext,
+  type Route,
+  type RouteDefinition,
+  type RouteMatch,
+  type RouteMeta,
+  type RouteSchema,
+  type RouterConfig,
+} from './types.js';
+
+/** Middleware may carry the schemas it checks under this key, so routes report them (set by `validate()`). */
+export const ROUTE_SCHEMA: unique symbol = Symbol.for('fw.route.schema');
+/** Middleware may carry route meta under this key (e.g. `authenticate` marks `auth: true`). */
+export const ROUTE_META: unique symbol = Symbol.for('fw.route.meta');
+
+/** Handlers for a route at path `P`: middleware followed by the final handler. */
+export type RouteHandlers<P extends string> = Array<Middleware<RouteContext<P>> | AnyMiddleware>;
+
+interface RouteEntry {
+  kind: 'route';
+  methods: readonly HTTPMethod[];
+  path: string;
+  handlers: AnyMiddleware[];
+  schema: RouteSchema | undefined;
+  meta: RouteMeta | undefined;
+}
+
+interface MountEntry {
+  kind: 'mount';
+  prefix: string;
+  router: Router;
+}
+
+/** @internal A route with its full path and composed chain, ready to match. */
+export interface CompiledRoute {
+  route: Route;
+  chain: ComposedMiddleware<Context>;
+}
+
+/** Joins a prefix and a path: `/api` + `/users` → `/api/users`, `/api` + `/` → `/api`. */
+export function joinPaths(prefix: string, path: string): string {
+  const p = normalizePath(prefix === '' || prefix === '/' ? '' : withSlash(prefix));
+  const rest = path === '' || path === '/' ? '' : withSlash(path);
+  const joined = p + rest;
+  return joined === '' ? '/' : joined;
+}
+
+function withSlash(path: string): string {
+  const encoded = /[^\x21-\x7e]/.test(path) ? encodeURI(path) : path;
+  return encoded.charCodeAt(0) === 47 ? encoded : `/${encoded}`;
+}
+
+function assertHandlers(path: string, handlers: unknown[]): asserts handlers is AnyMiddleware[] {
+  if (typeof path !== 'string') throw new TypeError('Route path must be a string');
+  if (handlers.length === 0) throw new TypeError(`Route "${path}" needs at least one handler`);
+  handlers.forEach((h, i) => {
+    if (typeof h !== 'function') throw new TypeError(`Handler ${i} of route "${path}" must be a function, got ${h === null ? 'null' : typeof h}`);
+  });
+}
+
+/**
+ * Registers routes and middleware. Routers nest (`group`, `use(prefix, router)`); `use(mw)`
+ * applies to this router's routes, including those registered before the `use` call.
+ * @example
+ * const users = new Router({ prefix: '/users' });
+ * users.get('/:id', (ctx) => ctx.json({ id: ctx.params.id }));
+ */
+export class Router {
+  /** @internal */ protected readonly _prefix: string;
+  /** @internal */ protected readonly _entries: Array<RouteEntry | MountEntry> = [];
+  /** @internal */ protected readonly _middleware: AnyMiddleware[] = [];
+  /** @internal */ protected _version = 0;
+  private readonly _parents = new Set<Router>();
+  private _compiled: { version: number; matcher: Matcher<CompiledRoute>; routes: Route[] } | undefined;
+
+  constructor(config: RouterConfig = {}) {
+    this._prefix = config.prefix ?? '';
+    if (config.middleware !== undefined) for (const mw of config.middleware) this.use(mw);
+  }
+
+  /** Registers a GET route. */
+  get<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['GET'], path, handlers);
+  }
+  /** Registers a POST route. */
+  post<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['POST'], path, handlers);
+  }
+  /** Registers a PUT route. */
+  put<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['PUT'], path, handlers);
+  }
+  /** Registers a PATCH route. */
+  patch<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['PATCH'], path, handlers);
+  }
+  /** Registers a DELETE route. */
+  delete<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['DELETE'], path, handlers);
+  }
+  /** Registers an OPTIONS route. */
+  options<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['OPTIONS'], path, handlers);
+  }
+  /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
+  head<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(['HEAD'], path, handlers);
+  }
+  /** Registers a route for every HTTP method. */
+  all<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+    return this.add(HTTP_METHODS, path, handlers);
+  }
+
+  /** Registers a route given as a record: `{ method, path, handler, middleware?, schema?, meta? }`. */
+  route(definition: RouteDefinition): this {
+    const { method, path, handler, middleware = [], schema, meta } = definition;
+    const methods = method === 'ALL' ? HTTP_METHODS : Array.isArray(method) ? method : [method];
+    for (const m of methods) if (!HTTP_METHODS.includes(m)) throw new TypeError(`Unknown HTTP method "${String(m)}" for route "${path}"`);
+    return this.add(methods, path, [...middleware, handler], schema, meta);
+  }
+
+  /** Registers the routes that `fn` adds under `prefix`; `use` inside applies to those routes only. */
+  group(prefix: string, fn: (router: Router) => void): this {
+    if (typeof fn !== 'function') throw new TypeError('group(prefix, fn) needs a function');
+    const child = new Router({ prefix });
+    fn(child);
+    return this.mount('', child);
+  }
+
+  /** Adds middleware to this router's routes, or mounts a router under a prefix. */
+  use(middleware: AnyMiddleware | Middleware): this;
+  use(prefix: string, router: Router): this;
+  use(router: Router): this;
+  use(first: string | Router | AnyMiddleware | Middleware, second?: Router): this {
+    if (typeof first === 'string') {
+      if (!(second instanceof Router)) throw new TypeError('use(prefix, router) needs a Router');
+      return this.mount(first, second);
+    }
+    if (first instanceof Router) return this.mount('', first);
+    if (typeof first !== 'function') throw new TypeError(`use() expects a middleware function or a Router, got ${first === null ? 'null' : typeof first}`);
+    this._middleware.push(first as AnyMiddleware);
+    this._touch();
+    return this;
+  }
+
+  /** Finds the route for a method and path: `{ route, params }` or null. */
+  findRoute(method: string, path: string): RouteMatch | null {
+    const found = this._match(method.toUpperCase(), path);
+    return found === null ? null : { route: found.value.route, params: found.params };
+  }
+
+  /** Every route with its full path, in registration order. */
+  getRoutes(): Route[] {
+    return this._compile().routes.slice();
+  }
+
+  /** @internal Matches and decodes params; throws a 400 HTTPError for bad percent-encoding. */
+  _match(method: string, path: string): { value: CompiledRoute; params: Record<string, string> } | null {
+    const matcher = this._compile().matcher;
+    let found = matcher.match(method, path);
+    if (found === null && method === 'HEAD') found = matcher.match('GET', path);
+    if (found === null) return null;
+    const params = found.params;
+    for (const key in params) params[key] = decodeParam(params[key]!);
+    return found;
+  }
+
+  /** @internal Whether this router's own middleware wraps its routes (the application runs its own globally). */
+  protected _ownMiddlewareInChain(): boolean {
+    return true;
+  }
+
+  /** @internal */
+  protected _touch(): void {
+    this._version++;
+    for (const parent of this._parents) parent._touch();
+  }
+
+  private mount(prefix: string, router: Router): this {
+    if (router === this || router._contains(this)) throw new Error('A router cannot be mounted inside itself');
+    this._entries.push({ kind: 'mount', prefix, router });
+    router._parents.add(this);
+    this._touch();
+    return this;
+  }
+
+  private _contains(other: Router): boolean {
+    return this._entries.some((e) => e.kind === 'mount' && (e.router === other || e.router._contains(other)));
+  }
+
+  private add(methods: readonly HTTPMethod[], path: string, handlers: unknown[], schema?: RouteSchema, meta?: RouteMeta): this {
+    assertHandlers(path, handlers);
+    this._entries.push({ kind: 'route', methods, path, handlers, schema, meta });
+    this._touch();
+    return this;
+  }
+
+  private _compile(): { matcher: Matcher<CompiledRoute>; routes: Route[] } {
+    if (this._compiled !== undefined && this._compiled.version === this._version) return this._compiled;
+    const matcher = new TrieMatcher<CompiledRoute>();
+    const routes: Route[] = [];
+    Router._walk(this, '', [], !this._ownMiddlewareInChain(), (methods, route, chain) => {
+      for (const method of methods) {
+        const record: Route = { ...route, method };
+        routes.push(record);
+        matcher.add(method, record.path, { route: record, chain });
+      }
+    });
+    this._compiled = { version: this._version, matcher, routes };
+    return this._compiled;
+  }
+
+  /** Walks the router tree in registration order, emitting each route with its full chain. */
+  private static _walk(
+    router: Router,
+    base: string,
+    inherited: AnyMiddleware[],
+    skipOwn: boolean,
+    emit: (methods: readonly HTTPMethod[], route: Omit<Route, 'method'>, chain: ComposedMiddleware<Context>) => void,
+  ): void {
+    const prefix = joinPaths(base, router._prefix);
+    const middleware = skipOwn ? inherited : [...inherited, ...router._middleware];
+    for (const entry of router._entries) {
+      if (entry.kind === 'mount') {
+        Router._walk(entry.router, joinPaths(prefix, entry.prefix), middleware, false, emit);
+        continue;
+      }
+      const handler = entry.handlers[entry.handlers.length - 1]!;
+      const own = entry.handlers.slice(0, -1);
+      const chainList = [...middleware, ...own, handler];
+      const route: Omit<Route, 'method'> = {
+        path: joinPaths(prefix, entry.path),
+        handler,
+        middleware: own,
+      };
+      const schema = mergeSchema(entry.schema, chainList);
+      if (schema !== undefined) route.schema = schema;
+      const meta = mergeMeta(entry.meta, chainList);
+      if (meta !== undefined) route.meta = meta;
+      emit(entry.methods, route, compose<Context>(chainList as Middleware<Context>[]));
+    }
+  }
+}
+
+function mergeSchema(explicit: RouteSchema | undefined, chain: AnyMiddleware[]): RouteSchema | undefined {
+  let schema = explicit;
+  for (const fn of chain) {
+    const attached = (fn as unknown as { [ROUTE_SCHEMA]?: RouteSchema })[ROUTE_SCHEMA];
+    if (attached !== undefined) schema = { ...attached, ...schema };
+  }
+  return schema;
+}
+
+function mergeMeta(explicit: RouteMeta | undefined, chain: AnyMiddleware[]): RouteMeta | undefined {
+  let meta = explicit;
+  for (const fn of chain) {
+    const attached = (fn as unknown as { [ROUTE_META]?: RouteMeta })[ROUTE_META];
+    if (attached !== undefined) meta = { ...attached, ...meta };
+  }
+  return meta;
+}

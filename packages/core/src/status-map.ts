@@ -1,0 +1,59 @@
+/**
+ * The one table that carries an HTTP status across protocols: the gRPC status code and the
+ * GraphQL `extensions.code` an HTTPError becomes. The gRPC and GraphQL packages both read it.
+ */
+
+/** gRPC status codes (numeric values from the gRPC specification). */
+export const GRPC_STATUS = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** One row of the mapping: what an HTTP status is called in gRPC and GraphQL. */
+export interface ProtocolStatus {
+  grpc: number;
+  graphql: string;
+}
+
+const TABLE: Record<number, ProtocolStatus> = {
+  400: { grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'BAD_REQUEST' },
+  401: { grpc: GRPC_STATUS.UNAUTHENTICATED, graphql: 'UNAUTHENTICATED' },
+  403: { grpc: GRPC_STATUS.PERMISSION_DENIED, graphql: 'FORBIDDEN' },
+  404: { grpc: GRPC_STATUS.NOT_FOUND, graphql: 'NOT_FOUND' },
+  409: { grpc: GRPC_STATUS.ALREADY_EXISTS, graphql: 'CONFLICT' },
+  422: { grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'UNPROCESSABLE_ENTITY' },
+  429: { grpc: GRPC_STATUS.RESOURCE_EXHAUSTED, graphql: 'TOO_MANY_REQUESTS' },
+  503: { grpc: GRPC_STATUS.UNAVAILABLE, graphql: 'SERVICE_UNAVAILABLE' },
+};
+
+const INTERNAL: ProtocolStatus = { grpc: GRPC_STATUS.INTERNAL, graphql: 'INTERNAL_SERVER_ERROR' };
+
+/** Maps an HTTP status to its gRPC status and GraphQL code; anything not in the table is INTERNAL. */
+export function protocolStatus(httpStatus: number): ProtocolStatus {
+  return TABLE[httpStatus] ?? INTERNAL;
+}
+
+/** Maps a gRPC status code back to the HTTP status that produces it (first row wins; unknown → 500). */
+export function httpStatusFromGrpc(code: number): number {
+  if (code === GRPC_STATUS.OK) return 200;
+  for (const key of Object.keys(TABLE)) {
+    const status = Number(key);
+    if (TABLE[status]!.grpc === code) return status;
+  }
+  return 500;
+}

@@ -1,0 +1,37 @@
+// Shared jest preset: ts-jest compiling each package's TypeScript to CommonJS for the tests.
+// Sibling packages are imported by their public name and resolve to their built `dist`
+// (turbo builds dependencies first), so tests exercise the published shape.
+const path = require('node:path');
+
+/** @param {string} dir the package directory (pass __dirname) */
+module.exports = function preset(dir, overrides = {}) {
+  return {
+    rootDir: dir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
+    transform: {
+      '^.+\\.ts$': [
+        require.resolve('ts-jest'),
+        {
+          tsconfig: {
+            target: 'ES2022',
+            module: 'commonjs',
+            moduleResolution: 'node10',
+            esModuleInterop: true,
+            strict: true,
+            isolatedModules: true,
+            skipLibCheck: true,
+            types: ['node', 'jest'],
+          },
+          diagnostics: false,
+        },
+      ],
+    },
+    // Sources import siblings with explicit `.js` extensions (NodeNext); map them back for ts-jest.
+    moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+    testTimeout: 20000,
+    detectOpenHandles: false,
+    ...overrides,
+  };
+};

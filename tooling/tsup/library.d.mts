@@ -1,0 +1,2 @@
+import type { Options } from 'tsup';
+export declare function library(overrides?: Options): Options | Options[];

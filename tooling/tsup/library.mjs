@@ -1,0 +1,16 @@
+// Shared tsup settings: ESM first, CJS beside it, type declarations for both.
+import { defineConfig } from 'tsup';
+
+/** @param {import('tsup').Options} [overrides] */
+export function library(overrides = {}) {
+  return defineConfig({
+    entry: ['src/index.ts'],
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: 'node20',
+    tsconfig: 'tsconfig.build.json',
+    ...overrides,
+  });
+}
