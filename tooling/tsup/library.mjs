@@ -7,7 +7,7 @@ export function library(overrides = {}) {
     entry: ['src/index.ts'],
     format: ['esm', 'cjs'],
     dts: true,
-    clean: true,
+    clean: false,
     sourcemap: true,
     target: 'node20',
     tsconfig: 'tsconfig.build.json',

@@ -75,7 +75,7 @@ export class Application extends Router {
   private readonly config: Required<Omit<ApplicationConfig, 'trustProxy' | 'timeouts' | 'onLog'>> & { timeouts: Required<TimeoutConfig> };
   private readonly log: (message: string, error?: unknown) => void;
   private readonly wrappers: AnyMiddleware[] = [];
-  private readonly claims = new Map<string, ComposedMiddleware<Context>>();
+  private readonly claims = new Map<string, { run: ComposedMiddleware<Context>; protocol: string }>();
   private readonly plugins = new Map<string, Plugin>();
   private readonly listenHooks: Array<Hook<ListenInfo>> = [];
   private readonly closeHooks: Array<Hook> = [];
@@ -135,10 +135,13 @@ export class Application extends Router {
     return this.plugins.get(name) as T | undefined;
   }
 
-  /** Answers every request to exactly `path` with `handler`, after global middleware, bypassing the routes. */
-  claimPath(path: string, handler: AnyMiddleware): this {
+  /**
+   * Answers every request to exactly `path` with `handler`, after global middleware, bypassing the
+   * routes. `protocol` is what `ctx.protocol` says for those requests (from the start of the request).
+   */
+  claimPath(path: string, handler: AnyMiddleware, options: { protocol?: string } = {}): this {
     if (this.claims.has(path)) throw new Error(`Path "${path}" is already claimed by a plugin`);
-    this.claims.set(path, compose<Context>([handler as Middleware<Context>]));
+    this.claims.set(path, { run: compose<Context>([handler as Middleware<Context>]), protocol: options.protocol ?? 'http' });
     this._touch();
     return this;
   }
@@ -174,6 +177,11 @@ export class Application extends Router {
     return this._middleware.slice();
   }
 
+  /** The wrappers added with `wrap()`, outermost first (plugins run them around other protocols' calls). */
+  getWrappers(): readonly AnyMiddleware[] {
+    return this.wrappers.slice();
+  }
+
   /** The settings contexts are made with (for plugins that build contexts). */
   get contextSettings(): Readonly<ContextSettings> {
     return this.settings;
@@ -195,6 +203,10 @@ export class Application extends Router {
     if (ctx.url.length > this.config.maxUrlLength) {
       this.fail(ctx, new HTTPError(414, `Request URL is longer than ${this.config.maxUrlLength} characters`));
       return;
+    }
+    if (this.claims.size !== 0) {
+      const claim = this.claims.get(ctx.path);
+      if (claim !== undefined) ctx.protocol = claim.protocol;
     }
     let pending: Promise<void>;
     try {
@@ -310,7 +322,7 @@ export class Application extends Router {
   private readonly routeStage = (ctx: Context): Promise<void> => {
     if (this.claims.size !== 0) {
       const claimed = this.claims.get(ctx.path);
-      if (claimed !== undefined) return claimed(ctx);
+      if (claimed !== undefined) return claimed.run(ctx);
     }
     const path = ctx.path;
     if (path.indexOf('%') !== -1) {

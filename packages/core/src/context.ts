@@ -41,6 +41,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   user?: unknown;
   /** The matched route, once routing has run; undefined for unmatched requests and claimed paths. */
   route: Route | undefined = undefined;
+  /** The protocol serving this request: `http`, or the protocol of a plugin that claimed the path (`graphql`). */
+  protocol: string = 'http';
 
   /** @internal */ _status = 0;
   /** @internal */ _payload: Pending = NO_BODY;
