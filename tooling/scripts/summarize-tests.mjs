@@ -8,10 +8,10 @@ let passed = 0;
 let failed = 0;
 let suitesFailed = 0;
 const missing = [];
-for (const group of ['packages', 'apps', 'bench']) {
+for (const group of ['packages', 'apps', 'bench', 'tooling']) {
   const base = join(root, group);
   if (!existsSync(base)) continue;
-  const dirs = group === 'bench' ? [''] : readdirSync(base);
+  const dirs = group === 'bench' || group === 'tooling' ? [''] : readdirSync(base);
   for (const dir of dirs) {
     const pkgDir = join(base, dir);
     const pkgFile = join(pkgDir, 'package.json');

@@ -1,0 +1,100 @@
+/**
+ * Checks the rules of DESIGN.md and STYLE.md that a compiler does not: the direction of
+ * dependencies between packages, declared dependencies, and the publish shape of each package.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+
+const root = resolve(__dirname, '..', '..');
+const packagesDir = join(root, 'packages');
+const packages = readdirSync(packagesDir).filter((d) => existsSync(join(packagesDir, d, 'package.json')));
+
+/** Which of our packages each package may import. */
+const ALLOWED: Record<string, (name: string) => boolean> = {
+  core: () => false,
+  app: (name) => name.startsWith('@fw/'),
+};
+const allowedFor = (dir: string) => ALLOWED[dir] ?? ((name: string) => name === '@fw/core');
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...sourceFiles(full));
+    else if (/\.(ts|mts|cts)$/.test(entry) && !/\.(test|case|test-d)\.ts$/.test(entry) && !entry.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs: string[] = [];
+  const re = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  for (const m of text.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3])!);
+  return specs;
+}
+
+const packageName = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+const isBuiltin = (spec: string) => spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!);
+
+describe.each(packages)('packages/%s', (dir) => {
+  const pkgDir = join(packagesDir, dir);
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const files = existsSync(join(pkgDir, 'src')) ? sourceFiles(join(pkgDir, 'src')) : [];
+
+  it('imports only the packages its place in the design allows', () => {
+    const bad: string[] = [];
+    for (const file of files) {
+      for (const spec of importsOf(file)) {
+        if (spec.startsWith('.')) {
+          const target = resolve(file, '..', spec);
+          if (!target.startsWith(pkgDir)) bad.push(`${relative(root, file)} reaches outside its package: ${spec}`);
+          continue;
+        }
+        if (isBuiltin(spec)) continue;
+        const name = packageName(spec);
+        if (name.startsWith('@fw/') && !allowedFor(dir)(name)) bad.push(`${relative(root, file)} imports ${name}`);
+        if (dir === 'core' && !name.startsWith('@fw/')) bad.push(`${relative(root, file)} imports ${name} (core uses node built-ins only)`);
+        if (name.startsWith('@fw/') && spec !== name) bad.push(`${relative(root, file)} deep-imports ${spec}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('declares every package it imports', () => {
+    const declared = new Set([
+      ...Object.keys(pkg.dependencies ?? {}),
+      ...Object.keys(pkg.peerDependencies ?? {}),
+      ...Object.keys(pkg.optionalDependencies ?? {}),
+    ]);
+    const missing = new Set<string>();
+    for (const file of files) {
+      for (const spec of importsOf(file)) {
+        if (spec.startsWith('.') || isBuiltin(spec)) continue;
+        const name = packageName(spec);
+        if (!declared.has(name)) missing.add(`${name} (in ${relative(root, file)})`);
+      }
+    }
+    expect([...missing]).toEqual([]);
+  });
+
+  it('has the publish shape: one entry, an exports map with types first, dist only, a README', () => {
+    expect(existsSync(join(pkgDir, 'src', 'index.ts'))).toBe(true);
+    expect(existsSync(join(pkgDir, 'README.md'))).toBe(true);
+    expect(pkg.name).toBe(`@fw/${dir}`);
+    expect(pkg.files).toEqual(['dist']);
+    expect(pkg.sideEffects).toBe(false);
+    const entry = pkg.exports?.['.'];
+    expect(entry).toBeDefined();
+    for (const condition of ['import', 'require']) {
+      expect(Object.keys(entry[condition])[0]).toBe('types');
+    }
+    expect(pkg.engines?.node).toBeDefined();
+  });
+
+  it('exports from src/index.ts by name only (no export *)', () => {
+    const index = readFileSync(join(pkgDir, 'src', 'index.ts'), 'utf8');
+    expect(index).not.toMatch(/export\s+\*/);
+  });
+});
