@@ -1,0 +1,157 @@
+import type { AnyMiddleware, Context, Next, ParamsOf, QueryRecord, ROUTE_SCHEMA } from '@fw/core';
+
+/**
+ * The Standard Schema v1 interface (https://standardschema.dev), declared here so that no
+ * validation library is a runtime dependency. zod 3.24+, zod 4, valibot 1 and arktype 2 implement it.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  /** The Standard Schema properties. */
+  readonly '~standard': StandardSchemaV1.Props<Input, Output>;
+}
+
+/** Types belonging to the Standard Schema v1 interface. */
+// eslint-disable-next-line @typescript-eslint/no-namespace
+export declare namespace StandardSchemaV1 {
+  /** The Standard Schema properties. */
+  interface Props<Input = unknown, Output = Input> {
+    /** The version number of the standard. */
+    readonly version: 1;
+    /** The vendor name of the schema library. */
+    readonly vendor: string;
+    /** Validates an unknown value; may answer synchronously or with a promise. */
+    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>;
+    /** Inferred types associated with the schema. */
+    readonly types?: Types<Input, Output> | undefined;
+  }
+  /** Options passed to `validate`. */
+  interface Options {
+    /** Vendor-specific parameters. */
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
+  /** The result of `validate`. */
+  type Result<Output> = SuccessResult<Output> | FailureResult;
+  /** A successful result. */
+  interface SuccessResult<Output> {
+    /** The typed output value. */
+    readonly value: Output;
+    /** The absence of issues means success. */
+    readonly issues?: undefined;
+  }
+  /** A failed result. */
+  interface FailureResult {
+    /** The issues of the failed validation. */
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  /** One issue of a failed validation. */
+  interface Issue {
+    /** The error message of the issue. */
+    readonly message: string;
+    /** The path of the issue, if any. */
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
+  }
+  /** One path segment of an issue. */
+  interface PathSegment {
+    /** The key of this segment. */
+    readonly key: PropertyKey;
+  }
+  /** The input and output types a schema carries. */
+  interface Types<Input = unknown, Output = Input> {
+    /** The input type of the schema. */
+    readonly input: Input;
+    /** The output type of the schema. */
+    readonly output: Output;
+  }
+  /** The input type of a Standard Schema. */
+  type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['input'];
+  /** The output type of a Standard Schema. */
+  type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['output'];
+}
+
+/** The result of zod's `safeParseAsync` (zod 3 and zod 4 alike), as far as validation reads it. */
+export type ZodLikeResult<Output> =
+  | { readonly success: true; readonly data: Output }
+  | { readonly success: false; readonly error: { readonly issues: ReadonlyArray<ZodLikeIssue> } };
+
+/** A zod issue, as far as validation reads it. */
+export interface ZodLikeIssue {
+  /** The issue code (`invalid_type`, `too_small`, zod 4 `invalid_format` / zod 3 `invalid_string`, ...). */
+  readonly code: string;
+  /** The path inside the validated value. */
+  readonly path: ReadonlyArray<PropertyKey>;
+  /** The human-readable message. */
+  readonly message: string;
+}
+
+/** A zod schema (3.25+ or 4), recognised by its `safeParseAsync` method. */
+export interface ZodLikeSchema<Output = unknown> {
+  /** Parses `data`, running async refinements and transforms. */
+  safeParseAsync(data: unknown): Promise<ZodLikeResult<Output>>;
+}
+
+/** A schema `validate()` accepts: a zod schema or any Standard Schema validator. */
+export type Schema = StandardSchemaV1 | ZodLikeSchema;
+
+/** The output type of a schema (what `validate()` stores on the context). */
+export type InferOutput<T> = T extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<T>
+  : T extends { readonly _output: infer O }
+    ? O
+    : T extends ZodLikeSchema<infer O>
+      ? O
+      : unknown;
+
+/** The schemas `validate()` checks: any of body, query and route params. */
+export interface ValidationSchema {
+  /** Schema for the parsed request body (`ctx.body`). */
+  body?: Schema;
+  /** Schema for the parsed query string (`ctx.query`, a null-prototype object of strings / string arrays). */
+  query?: Schema;
+  /** Schema for the route params (`ctx.params`, strings). */
+  params?: Schema;
+}
+
+/** The body type after validation: the body schema's output, else `unknown`. */
+export type ValidatedBody<S extends ValidationSchema> = S extends { body: infer B } ? InferOutput<B> : unknown;
+/** The query type after validation: the query schema's output, else the raw query record. */
+export type ValidatedQuery<S extends ValidationSchema> = S extends { query: infer Q } ? InferOutput<Q> : QueryRecord;
+/** The params type after validation: the params schema's output, else the raw params. */
+export type ValidatedParams<S extends ValidationSchema> = S extends { params: infer P } ? InferOutput<P> : ParamsOf<string>;
+
+/** The context a `createHandler` handler receives: body, query and params typed from the schemas' outputs. */
+export type ValidatedContext<S extends ValidationSchema> = Context<ValidatedBody<S>, ValidatedQuery<S>, ValidatedParams<S>>;
+
+/** The part of the request an error entry is about. */
+export type ValidationPart = 'body' | 'query' | 'params';
+
+/** One entry of `details.errors` in the 400 answer. */
+export interface ValidationErrorEntry {
+  /** The part and the path inside it, joined with dots: `body.address.city`, `query.page`; `body` for the root. */
+  field: string;
+  /** The library's human-readable message. */
+  message: string;
+  /** The library's issue code, passed through as it is (e.g. `invalid_type`, `too_small`). */
+  code: string;
+}
+
+/** The `details` of the 400 HTTPError `validate()` throws. */
+export interface ValidationErrorDetails {
+  /** Every issue of every part, body first, then query, then params. */
+  errors: ValidationErrorEntry[];
+}
+
+/** The middleware `validate()` returns; it carries its schemas under `ROUTE_SCHEMA` for `getRoutes()`. */
+export interface ValidationMiddleware<S extends ValidationSchema = ValidationSchema> {
+  (ctx: Context, next: Next): Promise<void>;
+  /** The schemas checked, reported by `getRoutes()` as the route's `schema`. */
+  readonly [ROUTE_SCHEMA]: Pick<S, keyof S & keyof ValidationSchema>;
+}
+
+/** A `createHandler` handler: receives the validated, typed context. */
+export type ValidatedHandler<S extends ValidationSchema> = (ctx: ValidatedContext<S>, next: Next) => unknown;
+
+/**
+ * What `createHandler` returns: the validation middleware followed by the handler, to spread into
+ * a route. The handler is typed where it is written (`ValidatedHandler<S>`); in the pair it is core's
+ * `AnyMiddleware`, because a route's handlers are typed with the raw `RouteContext` the router knows.
+ */
+export type ValidatedRoute<S extends ValidationSchema> = [validation: ValidationMiddleware<S>, handler: AnyMiddleware];
