@@ -35,10 +35,34 @@ const TABLE: Record<number, ProtocolStatus> = {
   401: { grpc: GRPC_STATUS.UNAUTHENTICATED, graphql: 'UNAUTHENTICATED' },
   403: { grpc: GRPC_STATUS.PERMISSION_DENIED, graphql: 'FORBIDDEN' },
   404: { grpc: GRPC_STATUS.NOT_FOUND, graphql: 'NOT_FOUND' },
+  405: { grpc: GRPC_STATUS.UNIMPLEMENTED, graphql: 'METHOD_NOT_ALLOWED' },
+  408: { grpc: GRPC_STATUS.DEADLINE_EXCEEDED, graphql: 'REQUEST_TIMEOUT' },
   409: { grpc: GRPC_STATUS.ALREADY_EXISTS, graphql: 'CONFLICT' },
+  413: { grpc: GRPC_STATUS.RESOURCE_EXHAUSTED, graphql: 'PAYLOAD_TOO_LARGE' },
+  415: { grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'UNSUPPORTED_MEDIA_TYPE' },
   422: { grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'UNPROCESSABLE_ENTITY' },
   429: { grpc: GRPC_STATUS.RESOURCE_EXHAUSTED, graphql: 'TOO_MANY_REQUESTS' },
+  501: { grpc: GRPC_STATUS.UNIMPLEMENTED, graphql: 'NOT_IMPLEMENTED' },
   503: { grpc: GRPC_STATUS.UNAVAILABLE, graphql: 'SERVICE_UNAVAILABLE' },
+  504: { grpc: GRPC_STATUS.DEADLINE_EXCEEDED, graphql: 'GATEWAY_TIMEOUT' },
+};
+
+/** The HTTP status each gRPC status stands for when it comes back the other way. */
+const FROM_GRPC: Record<number, number> = {
+  [GRPC_STATUS.OK]: 200,
+  [GRPC_STATUS.CANCELLED]: 499,
+  [GRPC_STATUS.INVALID_ARGUMENT]: 400,
+  [GRPC_STATUS.DEADLINE_EXCEEDED]: 504,
+  [GRPC_STATUS.NOT_FOUND]: 404,
+  [GRPC_STATUS.ALREADY_EXISTS]: 409,
+  [GRPC_STATUS.PERMISSION_DENIED]: 403,
+  [GRPC_STATUS.RESOURCE_EXHAUSTED]: 429,
+  [GRPC_STATUS.FAILED_PRECONDITION]: 400,
+  [GRPC_STATUS.ABORTED]: 409,
+  [GRPC_STATUS.OUT_OF_RANGE]: 400,
+  [GRPC_STATUS.UNIMPLEMENTED]: 501,
+  [GRPC_STATUS.UNAVAILABLE]: 503,
+  [GRPC_STATUS.UNAUTHENTICATED]: 401,
 };
 
 const INTERNAL: ProtocolStatus = { grpc: GRPC_STATUS.INTERNAL, graphql: 'INTERNAL_SERVER_ERROR' };
@@ -48,12 +72,7 @@ export function protocolStatus(httpStatus: number): ProtocolStatus {
   return TABLE[httpStatus] ?? INTERNAL;
 }
 
-/** Maps a gRPC status code back to the HTTP status that produces it (first row wins; unknown → 500). */
+/** Maps a gRPC status code to the HTTP status it stands for (the usual gateway mapping; unknown → 500). */
 export function httpStatusFromGrpc(code: number): number {
-  if (code === GRPC_STATUS.OK) return 200;
-  for (const key of Object.keys(TABLE)) {
-    const status = Number(key);
-    if (TABLE[status]!.grpc === code) return status;
-  }
-  return 500;
+  return FROM_GRPC[code] ?? 500;
 }

@@ -1,0 +1,159 @@
+import { isSchema, type GraphQLSchema, type ValidationRule } from 'graphql';
+import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger } from './types.js';
+
+/** Default endpoint path. */
+export const DEFAULT_GRAPHQL_PATH = '/graphql';
+
+/** Default query limits (see `GraphQLLimits`). */
+export const DEFAULT_GRAPHQL_LIMITS: Readonly<Required<GraphQLLimits>> = Object.freeze({
+  maxDepth: 15,
+  maxAliases: 30,
+  maxRootFields: 20,
+  maxDocumentSize: 65_536,
+  maxTokens: 15_000,
+});
+
+const DEFAULT_CACHE = { maxEntries: 1000, maxSize: 4 * 1024 * 1024 };
+
+const HOW_TO_PASS =
+  'pass { schema } with a GraphQLSchema from the graphql package, e.g. { schema: buildSchema(`type Query { hello: String }`) } or { schema: new GraphQLSchema({ query }) }';
+
+const KNOWN_KEYS = new Set<string>([
+  'path',
+  'schema',
+  'context',
+  'playground',
+  'introspection',
+  'rootValue',
+  'maskErrors',
+  'limits',
+  'validationRules',
+  'documentCache',
+  'onLog',
+]);
+const LIMIT_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_LIMITS));
+
+/** The configuration with every default applied (internal). */
+export interface ResolvedGraphQLConfig {
+  path: string;
+  schema: GraphQLSchema;
+  context: GraphQLContextFactory | undefined;
+  contextValue: unknown;
+  hasContextValue: boolean;
+  playground: boolean;
+  introspection: boolean;
+  rootValue: unknown;
+  maskErrors: boolean;
+  limits: Required<GraphQLLimits>;
+  validationRules: readonly ValidationRule[];
+  documentCache: { maxEntries: number; maxSize: number } | false;
+  onLog: GraphQLLogger;
+}
+
+/**
+ * Checks a GraphQL configuration and throws a `TypeError` that says what to pass: a missing
+ * schema, a value that is not a `GraphQLSchema`, `graphql: true` without a schema, unknown keys
+ * and option values of the wrong type.
+ */
+export function validateGraphQLConfig(config: unknown): asserts config is GraphQLConfig {
+  if (config === true) {
+    throw new TypeError(`GraphQL config: \`graphql: true\` is not enough, GraphQL needs a schema; ${HOW_TO_PASS} (protocols: { graphql: { schema } }).`);
+  }
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw new TypeError(`GraphQL config must be an object, got ${describe(config)}; ${HOW_TO_PASS}.`);
+  }
+  const c = config as Record<string, unknown>;
+  for (const key of Object.keys(c)) {
+    if (!KNOWN_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown option "${key}"; known options are ${[...KNOWN_KEYS].join(', ')}.`);
+  }
+  if (c.schema === undefined || c.schema === null) throw new TypeError(`GraphQL config: \`schema\` is required; ${HOW_TO_PASS}.`);
+  let schemaOk: boolean;
+  try {
+    schemaOk = isSchema(c.schema);
+  } catch (err) {
+    // graphql's instanceOf check throws when the schema was built by another copy of graphql.
+    throw new TypeError(
+      'GraphQL config: `schema` was built by a different copy of the graphql package than @fw/graphql uses; install a single graphql 16 (it is a peer dependency) and build the schema with it.',
+      { cause: err },
+    );
+  }
+  if (!schemaOk) throw new TypeError(`GraphQL config: \`schema\` is not a GraphQLSchema (got ${describe(c.schema)}); ${HOW_TO_PASS}.`);
+
+  if (c.path !== undefined) {
+    if (typeof c.path !== 'string' || !c.path.startsWith('/') || /[?#\s]/.test(c.path)) {
+      throw new TypeError(`GraphQL config: \`path\` must be a path starting with "/" and without "?", "#" or spaces, got ${describe(c.path)}.`);
+    }
+  }
+  for (const key of ['playground', 'introspection', 'maskErrors'] as const) {
+    if (c[key] !== undefined && typeof c[key] !== 'boolean') throw new TypeError(`GraphQL config: \`${key}\` must be a boolean, got ${describe(c[key])}.`);
+  }
+  if (c.onLog !== undefined && typeof c.onLog !== 'function') throw new TypeError(`GraphQL config: \`onLog\` must be a function (message, error), got ${describe(c.onLog)}.`);
+  if (c.rootValue !== undefined && (c.rootValue === null || typeof c.rootValue !== 'object')) {
+    throw new TypeError(`GraphQL config: \`rootValue\` must be an object of resolver functions, got ${describe(c.rootValue)}.`);
+  }
+  if (c.validationRules !== undefined && (!Array.isArray(c.validationRules) || c.validationRules.some((r) => typeof r !== 'function'))) {
+    throw new TypeError('GraphQL config: `validationRules` must be an array of graphql validation rules (functions).');
+  }
+  if (c.limits !== undefined) {
+    if (c.limits === null || typeof c.limits !== 'object') throw new TypeError(`GraphQL config: \`limits\` must be an object, got ${describe(c.limits)}.`);
+    for (const [key, value] of Object.entries(c.limits)) {
+      if (!LIMIT_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown limit "${key}"; known limits are ${[...LIMIT_KEYS].join(', ')}.`);
+      if (value !== undefined && value !== false && !isPositiveInteger(value)) {
+        throw new TypeError(`GraphQL config: \`limits.${key}\` must be a positive integer or false, got ${describe(value)}.`);
+      }
+    }
+  }
+  if (c.documentCache !== undefined && c.documentCache !== false) {
+    const cache = c.documentCache;
+    if (cache === null || typeof cache !== 'object') throw new TypeError(`GraphQL config: \`documentCache\` must be an object or false, got ${describe(cache)}.`);
+    for (const [key, value] of Object.entries(cache)) {
+      if (key !== 'maxEntries' && key !== 'maxSize') throw new TypeError(`GraphQL config: unknown documentCache option "${key}"; known are maxEntries, maxSize.`);
+      if (value !== undefined && !isPositiveInteger(value)) throw new TypeError(`GraphQL config: \`documentCache.${key}\` must be a positive integer, got ${describe(value)}.`);
+    }
+  }
+}
+
+/** Validates the configuration and applies the defaults (internal). */
+export function resolveGraphQLConfig(config: unknown): ResolvedGraphQLConfig {
+  validateGraphQLConfig(config);
+  const limits = { ...DEFAULT_GRAPHQL_LIMITS };
+  for (const [key, value] of Object.entries(config.limits ?? {}) as Array<[keyof GraphQLLimits, number | false | undefined]>) {
+    if (value !== undefined) limits[key] = value;
+  }
+  const cache = config.documentCache === false ? false : { ...DEFAULT_CACHE, ...stripUndefined(config.documentCache ?? {}) };
+  const isFactory = typeof config.context === 'function';
+  return {
+    path: config.path ?? DEFAULT_GRAPHQL_PATH,
+    schema: config.schema,
+    context: isFactory ? (config.context as GraphQLContextFactory) : undefined,
+    contextValue: isFactory ? undefined : config.context,
+    hasContextValue: !isFactory && config.context !== undefined,
+    playground: config.playground ?? true,
+    introspection: config.introspection ?? true,
+    rootValue: config.rootValue,
+    maskErrors: config.maskErrors ?? true,
+    limits,
+    validationRules: config.validationRules ?? [],
+    documentCache: cache,
+    onLog: config.onLog ?? ((message, error) => console.error(message, error ?? '')),
+  };
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === 'string' && name !== 'Object' ? `an instance of ${name}` : 'a plain object';
+  }
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,88 @@
+import { protocolStatus, statusText, toHTTPError } from '@fw/core';
+import { GraphQLError } from 'graphql';
+import type { Response } from 'graphql-http';
+import type { GraphQLLogger } from '../types.js';
+
+/** What clients see instead of the message of an unexpected error. */
+export const MASKED_MESSAGE = 'Internal server error';
+
+/** Formats one error of a response; graphql-http calls it for every error it sends. */
+export type ErrorFormatter = (error: Readonly<GraphQLError | Error>) => GraphQLError | Error;
+
+/**
+ * Maps resolver errors for the response: an HTTPError (or an error carrying a 4xx `statusCode`)
+ * keeps its message and gets `extensions: { code, status }` from core's protocol table; any other
+ * thrown error is logged with its stack and, unless `maskErrors` is false, shown as
+ * "Internal server error". GraphQLErrors thrown on purpose, and request, syntax, validation and
+ * variable errors (which have no `path`), pass through unchanged.
+ */
+export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger }): ErrorFormatter {
+  const { maskErrors, onLog } = options;
+  return (error) => {
+    if (!(error instanceof GraphQLError)) return error as Error;
+    const original = error.originalError;
+    if (original === undefined || original instanceof GraphQLError || error.path === undefined) return error as GraphQLError;
+    const http = toHTTPError(original);
+    const status = http.statusCode;
+    if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${original.message}`, original);
+    // Extensions the thrown error carried are kept only when its message may be shown.
+    const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
+    extensions.code = protocolStatus(status).graphql;
+    extensions.status = status;
+    if (http.expose && http.details !== undefined) extensions.details = http.details;
+    const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : original.message;
+    return new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: original,
+      extensions,
+    });
+  };
+}
+
+/** The content type graphql-http picked for the response, computed the same way from `Accept`. */
+export type AcceptedMediaType = 'application/graphql-response+json' | 'application/json';
+
+/**
+ * The media type a GraphQL response is sent as: the first acceptable entry of `Accept`, the
+ * same rule graphql-http applies; undefined when nothing is acceptable (graphql-http answers 406).
+ */
+export function acceptedMediaType(accept: string | undefined): AcceptedMediaType | undefined {
+  if (accept === undefined || accept === '') return 'application/json';
+  for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
+    const [type, ...params] = entry.split(';');
+    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
+    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return 'application/graphql-response+json';
+    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) {
+      return 'application/json';
+    }
+  }
+  return undefined;
+}
+
+/** A graphql-http response tuple: body and init. */
+export type HandlerResponse = Response;
+
+/** A response carrying GraphQL errors, with an explicit status. */
+export function errorResponse(
+  status: number,
+  errors: ReadonlyArray<GraphQLError | { message: string; extensions?: Record<string, unknown> }>,
+  mediaType: AcceptedMediaType | undefined,
+  headers?: Readonly<Record<string, string>>,
+): HandlerResponse {
+  return [
+    JSON.stringify({ errors }),
+    {
+      status,
+      statusText: statusText(status),
+      headers: { ...headers, 'content-type': `${mediaType ?? 'application/json'}; charset=utf-8` },
+    },
+  ];
+}
+
+/** A GraphQL error for a request refused before execution, with `extensions: { code, status }`. */
+export function requestError(status: number, message: string, extra?: Record<string, unknown>): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: protocolStatus(status).graphql, status, ...extra } });
+}

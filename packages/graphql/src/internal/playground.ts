@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from '@fw/core';
+
+/** The folder (under the endpoint path) the GraphiQL files are served from. */
+export const PLAYGROUND_FOLDER = '__playground';
+
+/** Strict enough that the page can load nothing but its own two files and talk to its own origin. */
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+interface Manifest {
+  js: string;
+  css: string;
+}
+
+interface Asset {
+  type: string;
+  raw: Buffer;
+  gzip: Buffer | undefined;
+}
+
+/** Serves the GraphiQL page and its bundled files (built into dist/playground by the package build). */
+export interface Playground {
+  /** The exact request paths of the bundled files (the plugin claims them). */
+  readonly assetPaths: readonly string[];
+  /** Answers with the GraphiQL page. */
+  page(ctx: Context): void;
+  /** Answers a request for one of `assetPaths`. */
+  asset(ctx: Context): Promise<void>;
+}
+
+/**
+ * The playground for an endpoint at `path`. The page refers to its files relative to itself, so it
+ * keeps working behind a proxy that mounts the app under a prefix.
+ */
+export function createPlayground(path: string, onLog: (message: string, error?: unknown) => void): Playground {
+  const dir = findAssetDir();
+  const manifest = dir === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest);
+  const folder = path.endsWith('/') ? `${path}${PLAYGROUND_FOLDER}` : `${path}/${PLAYGROUND_FOLDER}`;
+  const relative = path.endsWith('/') ? `./${PLAYGROUND_FOLDER}` : `./${path.slice(path.lastIndexOf('/') + 1)}/${PLAYGROUND_FOLDER}`;
+  const files = manifest === undefined ? [] : [manifest.js, manifest.css];
+  const byPath = new Map(files.map((file) => [`${folder}/${file}`, file]));
+  const loaded = new Map<string, Promise<Asset>>();
+  let html: string | undefined;
+  let warned = false;
+
+  const load = (file: string): Promise<Asset> => {
+    let pending = loaded.get(file);
+    if (pending === undefined) {
+      const full = join(dir!, file);
+      pending = Promise.all([readFile(full), readFile(`${full}.gz`).catch(() => undefined)]).then(([raw, gzip]) => ({
+        type: TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream',
+        raw,
+        gzip,
+      }));
+      // A failed read is retried on the next request rather than cached.
+      pending.catch(() => loaded.delete(file));
+      loaded.set(file, pending);
+    }
+    return pending;
+  };
+
+  return {
+    assetPaths: [...byPath.keys()],
+    page(ctx) {
+      if (manifest === undefined) {
+        if (!warned) onLog('GraphiQL playground: the bundled files are missing (dist/playground); run the @fw/graphql build');
+        warned = true;
+        ctx.text('The GraphiQL playground files are missing from this installation of @fw/graphql.', 500);
+        return;
+      }
+      html ??= renderPage(`${relative}/${manifest.js}`, `${relative}/${manifest.css}`);
+      ctx.setHeader('content-type', 'text/html; charset=utf-8');
+      ctx.setHeader('cache-control', 'no-cache');
+      ctx.setHeader('content-security-policy', PAGE_CSP);
+      ctx.setHeader('x-content-type-options', 'nosniff');
+      ctx.setHeader('referrer-policy', 'no-referrer');
+      ctx.send(html, 200);
+    },
+    async asset(ctx) {
+      const file = byPath.get(ctx.path);
+      if (file === undefined) {
+        ctx.text('Not Found', 404);
+        return;
+      }
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+        ctx.setHeader('allow', 'GET, HEAD');
+        ctx.text('Method Not Allowed', 405);
+        return;
+      }
+      const asset = await load(file);
+      const acceptEncoding = ctx.headers['accept-encoding'];
+      const gzip = asset.gzip !== undefined && typeof acceptEncoding === 'string' && /\bgzip\b/i.test(acceptEncoding);
+      ctx.setHeader('content-type', asset.type);
+      // File names carry a content hash, so a cached copy never goes stale.
+      ctx.setHeader('cache-control', 'public, max-age=31536000, immutable');
+      ctx.setHeader('x-content-type-options', 'nosniff');
+      ctx.setHeader('vary', 'accept-encoding');
+      if (gzip) ctx.setHeader('content-encoding', 'gzip');
+      ctx.send(gzip ? asset.gzip! : asset.raw, 200);
+    },
+  };
+}
+
+function renderPage(script: string, stylesheet: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>GraphiQL</title>
+<link rel="stylesheet" href="${escapeAttribute(stylesheet)}">
+<script src="${escapeAttribute(script)}" defer></script>
+</head>
+<body>
+<div id="graphiql">Loading GraphiQL…</div>
+</body>
+</html>
+`;
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Where the build put the GraphiQL files: `dist/playground` beside the bundled module, or, when
+ * the sources run directly (tests), the package's `dist/playground`.
+ */
+function findAssetDir(): string | undefined {
+  const candidates = [join(__dirname, 'playground'), join(__dirname, '..', 'playground'), join(__dirname, '..', '..', 'dist', 'playground')];
+  return candidates.find((dir) => existsSync(join(dir, 'manifest.json')));
+}

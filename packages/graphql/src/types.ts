@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'node:http';
+import type { AnyMiddleware, Context, Plugin } from '@fw/core';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
+
+/**
+ * Builds the value resolvers receive as their `context`. Called once per operation with the raw
+ * node request (headers readable) and the framework context (`ctx.user` set by middleware,
+ * `ctx.state`, `ctx.ip`, ...). May be async. Throw an `HTTPError` to refuse the request.
+ * @example
+ * context: (req, ctx) => ({ user: ctx.user, auth: req.headers.authorization })
+ */
+export type GraphQLContextFactory<TContext = unknown> = (req: IncomingMessage, ctx: Context) => TContext | Promise<TContext>;
+
+/** Receives what the GraphQL endpoint logs: unexpected resolver errors (with their stack) and the like. */
+export type GraphQLLogger = (message: string, error?: unknown) => void;
+
+/**
+ * Limits checked once per distinct document, before validation; exceeding one answers 400 with a
+ * GraphQL error naming the limit. `false` turns a limit off.
+ */
+export interface GraphQLLimits {
+  /** Deepest field nesting of an operation (fragments expanded; introspection fields not counted). @default 15 */
+  maxDepth?: number | false;
+  /** Most aliased fields in an operation (fragments expanded). @default 30 */
+  maxAliases?: number | false;
+  /** Most fields selected at the root of an operation (fragments expanded). @default 20 */
+  maxRootFields?: number | false;
+  /** Largest query text, in UTF-8 bytes. @default 65536 */
+  maxDocumentSize?: number | false;
+  /** Most lexical tokens the parser reads before giving up (graphql's `maxTokens`). @default 15000 */
+  maxTokens?: number | false;
+}
+
+/** Bounds of the parsed-and-validated document cache. */
+export interface GraphQLDocumentCacheConfig {
+  /** Most documents kept. @default 1000 */
+  maxEntries?: number;
+  /** Most query text kept, in characters, summed over all entries. @default 4194304 */
+  maxSize?: number;
+}
+
+/** Configuration of the GraphQL endpoint (the spec's `GraphQLConfig`, plus production options). */
+export interface GraphQLConfig<TContext = unknown> {
+  /** The endpoint path (exact match). @default '/graphql' */
+  path?: string;
+  /** The schema to serve. Required. */
+  schema: GraphQLSchema;
+  /**
+   * The value resolvers get as `context`: a factory `(req, ctx) => value` (may be async), or a
+   * fixed value. @default the framework `Context` of the request (so `context.user` works)
+   */
+  context?: GraphQLContextFactory<TContext> | (TContext & object);
+  /** Serve GraphiQL (bundled, works offline) for a GET that accepts `text/html`. @default true */
+  playground?: boolean;
+  /** Allow `__schema` / `__type` introspection queries. @default true */
+  introspection?: boolean;
+  /** The root value; its functions are resolvers called with `(args, context, info)`. @default undefined */
+  rootValue?: unknown;
+  /** Replace the message of unexpected resolver errors with "Internal server error". @default true */
+  maskErrors?: boolean;
+  /** Query limits; see {@link GraphQLLimits} for each default. */
+  limits?: GraphQLLimits;
+  /** Extra validation rules, run after graphql's specified rules (results are cached with the document). @default [] */
+  validationRules?: readonly ValidationRule[];
+  /** Bounds of the document cache, or `false` to parse and validate every request. @default { maxEntries: 1000, maxSize: 4194304 } */
+  documentCache?: GraphQLDocumentCacheConfig | false;
+  /** Where unexpected errors are logged, with their stack. @default console.error */
+  onLog?: GraphQLLogger;
+}
+
+/** The request handler of the endpoint: a middleware answering GraphQL over HTTP (and the playground page). */
+export type GraphQLHandler = AnyMiddleware;
+
+/** The GraphQL protocol plugin: register it with `app.register(graphqlPlugin(config))`. */
+export interface GraphQLPlugin extends Plugin {
+  /** Always `graphql`. */
+  readonly name: 'graphql';
+  /** The endpoint path. */
+  readonly path: string;
+  /** The handler mounted on `path` (exposed for custom mounting and benchmarks). */
+  readonly handler: GraphQLHandler;
+  /** The schema being served. */
+  getSchema(): GraphQLSchema;
+}

@@ -1,0 +1,94 @@
+import { Application } from '@fw/core';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString, buildSchema } from 'graphql';
+import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, graphqlPlugin, validateGraphQLConfig } from '../src/index.js';
+
+const schema = buildSchema('type Query { hello: String }');
+
+describe('validateGraphQLConfig', () => {
+  it('says a schema is needed when protocols.graphql is true', () => {
+    expect(() => validateGraphQLConfig(true)).toThrow(TypeError);
+    expect(() => validateGraphQLConfig(true)).toThrow(/`graphql: true`.*needs a schema.*pass \{ schema \}.*GraphQLSchema/);
+  });
+
+  it('says schema is required when it is missing, and how to build one', () => {
+    expect(() => validateGraphQLConfig({})).toThrow(/`schema` is required; pass \{ schema \} with a GraphQLSchema.*buildSchema/);
+    expect(() => validateGraphQLConfig({ path: '/gql' })).toThrow(/`schema` is required/);
+  });
+
+  it('refuses a schema that is not a GraphQLSchema, naming what it got', () => {
+    expect(() => validateGraphQLConfig({ schema: 'type Query { hello: String }' })).toThrow(/`schema` is not a GraphQLSchema \(got the string "type Query/);
+    expect(() => validateGraphQLConfig({ schema: { query: {} } })).toThrow(/not a GraphQLSchema \(got a plain object\)/);
+  });
+
+  it('refuses values that are not a config object', () => {
+    expect(() => validateGraphQLConfig(null)).toThrow(/must be an object, got null/);
+    expect(() => validateGraphQLConfig(false)).toThrow(/must be an object, got boolean false/);
+  });
+
+  it('refuses unknown options so that typos do not pass silently', () => {
+    expect(() => validateGraphQLConfig({ schema, introspecton: false })).toThrow(/unknown option "introspecton"; known options are .*introspection/);
+    expect(() => validateGraphQLConfig({ schema, limits: { depth: 3 } })).toThrow(/unknown limit "depth"; known limits are maxDepth/);
+  });
+
+  it('checks the type of every option', () => {
+    expect(() => validateGraphQLConfig({ schema, path: 'graphql' })).toThrow(/`path` must be a path starting with "\/"/);
+    expect(() => validateGraphQLConfig({ schema, path: '/graphql?x' })).toThrow(/`path`/);
+    expect(() => validateGraphQLConfig({ schema, playground: 'yes' })).toThrow(/`playground` must be a boolean/);
+    expect(() => validateGraphQLConfig({ schema, introspection: 1 })).toThrow(/`introspection` must be a boolean/);
+    expect(() => validateGraphQLConfig({ schema, maskErrors: 'no' })).toThrow(/`maskErrors` must be a boolean/);
+    expect(() => validateGraphQLConfig({ schema, rootValue: 5 })).toThrow(/`rootValue` must be an object/);
+    expect(() => validateGraphQLConfig({ schema, onLog: 'console' })).toThrow(/`onLog` must be a function/);
+    expect(() => validateGraphQLConfig({ schema, limits: { maxDepth: 0 } })).toThrow(/`limits.maxDepth` must be a positive integer or false/);
+    expect(() => validateGraphQLConfig({ schema, limits: { maxAliases: 2.5 } })).toThrow(/`limits.maxAliases`/);
+    expect(() => validateGraphQLConfig({ schema, documentCache: { maxEntries: -1 } })).toThrow(/`documentCache.maxEntries` must be a positive integer/);
+    expect(() => validateGraphQLConfig({ schema, validationRules: ['x'] })).toThrow(/`validationRules` must be an array/);
+  });
+
+  it('accepts a schema built with new GraphQLSchema and every documented option', () => {
+    const built = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { hello: { type: GraphQLString } } }) });
+    expect(() =>
+      validateGraphQLConfig({
+        schema: built,
+        path: '/api/graphql',
+        context: () => ({}),
+        playground: false,
+        introspection: false,
+        rootValue: {},
+        maskErrors: false,
+        limits: { maxDepth: 5, maxAliases: false, maxRootFields: 3, maxDocumentSize: 1000, maxTokens: 100 },
+        validationRules: [],
+        documentCache: { maxEntries: 10, maxSize: 1000 },
+        onLog: () => undefined,
+      }),
+    ).not.toThrow();
+  });
+});
+
+describe('graphqlPlugin', () => {
+  it('checks its configuration when it is created', () => {
+    // @ts-expect-error schema is required
+    expect(() => graphqlPlugin({})).toThrow(/`schema` is required/);
+  });
+
+  it('is a plugin named graphql that reports its schema and the default path', () => {
+    const plugin = graphqlPlugin({ schema });
+    expect(plugin.name).toBe('graphql');
+    expect(plugin.path).toBe(DEFAULT_GRAPHQL_PATH);
+    expect(DEFAULT_GRAPHQL_PATH).toBe('/graphql');
+    expect(plugin.getSchema()).toBe(schema);
+    const app = new Application();
+    app.register(plugin);
+    expect(app.getPlugin('graphql')).toBe(plugin);
+  });
+
+  it('refuses to claim a path twice on one app', () => {
+    const app = new Application();
+    app.register(graphqlPlugin({ schema }));
+    expect(() => app.claimPath('/graphql', () => undefined)).toThrow(/already claimed/);
+  });
+
+  it('publishes safe default limits', () => {
+    expect(DEFAULT_GRAPHQL_LIMITS).toEqual({ maxDepth: 15, maxAliases: 30, maxRootFields: 20, maxDocumentSize: 65536, maxTokens: 15000 });
+    expect(Object.isFrozen(DEFAULT_GRAPHQL_LIMITS)).toBe(true);
+  });
+});
