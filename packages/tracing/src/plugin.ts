@@ -1,0 +1,76 @@
+import type { AnyMiddleware, Application, Plugin } from '@fw/core';
+import { TracingRuntime } from './internal/runtime.js';
+import { tracesUrl } from './internal/sdk.js';
+import type { ProviderSource, TracingConfig } from './types.js';
+
+/** The plugin `tracingPlugin()` returns. */
+export interface TracingPlugin extends Plugin {
+  readonly name: 'tracing';
+  /** Whether requests are traced (`config.enabled`). */
+  readonly enabled: boolean;
+  /** Where the tracer provider came from once resolved: `option`, `global`, `sdk` (started here) or `disabled` (OTEL_SDK_DISABLED). */
+  readonly source: ProviderSource | undefined;
+  /** Resolves the tracer provider now, starting the SDK if none is registered (done on `listen()` and on the first request anyway). */
+  start(): Promise<void>;
+  /** Flushes pending spans and shuts down an SDK started here (done on `app.close()`). */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Traces every request, GraphQL operation and gRPC call of an application with OpenTelemetry:
+ * one SERVER span each, W3C `traceparent` in and out, and the context's tracing helpers.
+ * @example
+ * const app = new Application();
+ * app.register(tracingPlugin({ serviceName: 'users-api', exporter: 'console' }));
+ * app.get('/users/:id', (ctx) => {
+ *   ctx.addEvent?.('lookup');
+ *   ctx.json({ id: ctx.params.id, traceId: ctx.trace?.traceId });
+ * });
+ * await app.listen(3000);
+ */
+export function tracingPlugin(config: TracingConfig = {}): TracingPlugin {
+  validate(config);
+  const enabled = config.enabled ?? true;
+  const runtime = new TracingRuntime(config);
+  let attached = false;
+  return {
+    name: 'tracing',
+    enabled,
+    get source() {
+      return runtime.source;
+    },
+    setup(app: Application) {
+      // Disabled: nothing is registered, so requests pay nothing and contexts get no helpers.
+      if (!enabled) return;
+      if (attached) throw new Error('@fw/tracing: a tracingPlugin() instance can be registered with one application only');
+      attached = true;
+      app.wrap(runtime.middleware as AnyMiddleware);
+      app.onListen(() => runtime.start());
+      app.onClosed(() => runtime.shutdown());
+    },
+    start: () => (enabled ? runtime.start() : Promise.resolve()),
+    shutdown: () => runtime.shutdown(),
+  };
+}
+
+function validate(config: TracingConfig): void {
+  if (typeof config !== 'object' || config === null) throw new TypeError('tracingPlugin expects an options object');
+  const { exporter, responseHeader, ignore, spanProcessors, serviceName } = config;
+  if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) {
+    throw new TypeError('tracing.serviceName must be a non-empty string');
+  }
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'console' && exporter !== 'none' && (typeof exporter !== 'object' || exporter === null || typeof exporter.export !== 'function')) {
+    throw new TypeError(`tracing.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${String(exporter)}`);
+  }
+  if (spanProcessors !== undefined && (!Array.isArray(spanProcessors) || spanProcessors.some((p) => typeof p?.onEnd !== 'function'))) {
+    throw new TypeError('tracing.spanProcessors must be an array of span processors');
+  }
+  if (responseHeader !== undefined && responseHeader !== false && (typeof responseHeader !== 'string' || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(responseHeader))) {
+    throw new TypeError(`tracing.responseHeader must be a header name or false, got ${String(responseHeader)}`);
+  }
+  if (config.endpoint !== undefined) tracesUrl(config.endpoint);
+  if (ignore !== undefined && typeof ignore !== 'function') throw new TypeError('tracing.ignore must be a function');
+  if (config.otlpProtocol !== undefined && config.otlpProtocol !== 'http/protobuf' && config.otlpProtocol !== 'http/json') {
+    throw new TypeError(`tracing.otlpProtocol must be 'http/protobuf' or 'http/json', got ${String(config.otlpProtocol)}`);
+  }
+}

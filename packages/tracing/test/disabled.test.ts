@@ -1,0 +1,55 @@
+import { Application } from '@fw/core';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { tracingPlugin } from '../src/index.js';
+
+const HELPERS = ['trace', 'startSpan', 'endSpan', 'addEvent', 'setAttributes'] as const;
+
+describe('tracing disabled', () => {
+  it('registers nothing with the application, so contexts get no helpers and no header', async () => {
+    const app = new Application();
+    const plugin = tracingPlugin({ enabled: false, serviceName: 'off' });
+    app.register(plugin);
+    app.get('/users/:id', (ctx) => ctx.json({ present: HELPERS.filter((key) => key in ctx), optional: ctx.startSpan?.('x') ?? null }));
+    expect(plugin.enabled).toBe(false);
+    expect(app.getWrappers()).toHaveLength(0);
+    const res = await app.inject('/users/1');
+    expect(res.json()).toEqual({ present: [], optional: null });
+    expect(res.headers.traceparent).toBeUndefined();
+    await app.close();
+    expect(plugin.source).toBeUndefined();
+    // No SDK was started and no provider registered.
+    expect(isSpanContextValid(trace.getTracer('probe').startSpan('probe').spanContext())).toBe(false);
+  });
+
+  it('is enabled by default, with exactly one wrapper', () => {
+    const app = new Application();
+    const plugin = tracingPlugin({ exporter: 'none' });
+    app.register(plugin);
+    expect(plugin.enabled).toBe(true);
+    expect(plugin.name).toBe('tracing');
+    expect(app.getWrappers()).toHaveLength(1);
+    expect(app.getPlugin('tracing')).toBe(plugin);
+  });
+});
+
+describe('options', () => {
+  it.each([
+    [{ exporter: 'jaeger' }, /tracing.exporter/],
+    [{ exporter: {} }, /tracing.exporter/],
+    [{ serviceName: '' }, /serviceName/],
+    [{ responseHeader: 'bad header' }, /responseHeader/],
+    [{ endpoint: 'localhost:4318' }, /http\(s\) URL/],
+    [{ endpoint: 'not a url' }, /absolute URL/],
+    [{ otlpProtocol: 'grpc' }, /otlpProtocol/],
+    [{ spanProcessors: [{}] }, /spanProcessors/],
+    [{ ignore: '/healthz' }, /ignore/],
+  ])('rejects %j when the plugin is created', (config, message) => {
+    expect(() => tracingPlugin(config as never)).toThrow(message);
+  });
+
+  it('refuses to attach one plugin instance to two applications', () => {
+    const plugin = tracingPlugin({ exporter: 'none' });
+    new Application().register(plugin);
+    expect(() => new Application().register(plugin)).toThrow(/one application/);
+  });
+});
