@@ -3,31 +3,39 @@
 // (turbo builds dependencies first), so tests exercise the published shape.
 const path = require('node:path');
 
+// Dependencies that ship ES modules only; jest (CommonJS, no --experimental-vm-modules) needs
+// them compiled, so ts-jest transforms them like our own files.
+const ESM_ONLY = ['jose'];
+const esmOnly = `(?:\\.pnpm/(?:${ESM_ONLY.join('|')})@[^/]+/node_modules/)?(?:${ESM_ONLY.join('|')})`;
+
 /** @param {string} dir the package directory (pass __dirname) */
 module.exports = function preset(dir, overrides = {}) {
+  const tsJestOptions = {
+    tsconfig: {
+      target: 'ES2022',
+      module: 'commonjs',
+      moduleResolution: 'node10',
+      esModuleInterop: true,
+      strict: true,
+      isolatedModules: true,
+      skipLibCheck: true,
+      types: ['node', 'jest'],
+    },
+    diagnostics: false,
+  };
   return {
     rootDir: dir,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
     moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
     transform: {
-      '^.+\\.ts$': [
+      '^.+\\.ts$': [require.resolve('ts-jest'), tsJestOptions],
+      [`^.+/node_modules/${esmOnly}/.+\\.js$`]: [
         require.resolve('ts-jest'),
-        {
-          tsconfig: {
-            target: 'ES2022',
-            module: 'commonjs',
-            moduleResolution: 'node10',
-            esModuleInterop: true,
-            strict: true,
-            isolatedModules: true,
-            skipLibCheck: true,
-            types: ['node', 'jest'],
-          },
-          diagnostics: false,
-        },
+        { ...tsJestOptions, tsconfig: { ...tsJestOptions.tsconfig, allowJs: true } },
       ],
     },
+    transformIgnorePatterns: [`/node_modules/(?!${esmOnly}/)`],
     // Sources import siblings with explicit `.js` extensions (NodeNext); map them back for ts-jest.
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     testTimeout: 20000,

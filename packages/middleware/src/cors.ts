@@ -1,0 +1,115 @@
+import { HTTP_METHODS, type Context, type HTTPMethod, type Next } from '@fw/core';
+import { appendVary, firstValue } from './internal/headers.js';
+import type { CorsConfig } from './types.js';
+
+/** Methods announced on preflight when `methods` is not given. */
+export const DEFAULT_CORS_METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** Request headers announced on preflight when `allowedHeaders` is not given. */
+export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = ['Content-Type', 'Authorization'];
+/** Preflight cache duration in seconds when `maxAge` is not given. */
+export const DEFAULT_CORS_MAX_AGE = 86400;
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** The CORS middleware `cors()` returns (HTTP only: it lets gRPC calls through untouched). */
+export type CorsMiddleware = (ctx: Context, next: Next) => Promise<void>;
+
+/**
+ * Cross-origin resource sharing. Answers preflight requests (`OPTIONS` with
+ * `Access-Control-Request-Method`) with 204 without reaching the route, and adds the CORS
+ * headers to every other response, error responses included. Use it with `app.use()` so
+ * preflights for any path are answered.
+ * @example
+ * app.use(cors({ origin: ['https://app.example.com'], credentials: true }));
+ */
+export function cors(config: CorsConfig = {}): CorsMiddleware {
+  const origin = config.origin ?? '*';
+  const credentials = config.credentials ?? false;
+  const methods = config.methods ?? DEFAULT_CORS_METHODS;
+  const allowedHeaders = config.allowedHeaders ?? DEFAULT_CORS_ALLOWED_HEADERS;
+  const exposedHeaders = config.exposedHeaders ?? [];
+  const maxAge = config.maxAge ?? DEFAULT_CORS_MAX_AGE;
+
+  checkOrigin(origin);
+  if (typeof credentials !== 'boolean') throw new TypeError('cors: credentials must be a boolean');
+  if (credentials && origin === '*') {
+    throw new TypeError(
+      'cors: credentials: true cannot be combined with origin "*" (browsers reject a wildcard origin on credentialed requests). ' +
+        'Give an explicit origin: a string, a list of origins, or a function (origin) => boolean.',
+    );
+  }
+  for (const method of methods) {
+    if (!HTTP_METHODS.includes(method)) throw new TypeError(`cors: unknown method "${String(method)}" in methods`);
+  }
+  checkHeaderList('allowedHeaders', allowedHeaders);
+  checkHeaderList('exposedHeaders', exposedHeaders);
+  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 0) {
+    throw new TypeError(`cors: maxAge must be a whole number of seconds >= 0, got ${String(maxAge)}`);
+  }
+
+  const allowMethods = methods.join(', ');
+  const allowHeaders = allowedHeaders.join(', ');
+  const exposeHeaders = exposedHeaders.length > 0 ? exposedHeaders.join(', ') : undefined;
+  const maxAgeValue = String(maxAge);
+  const anyOrigin = origin === '*';
+  const fixedOrigin = typeof origin === 'string' && !anyOrigin ? origin : undefined;
+  const allowedList = Array.isArray(origin) ? new Set<string>(origin) : undefined;
+  const predicate = typeof origin === 'function' ? origin : undefined;
+
+  /** The `Access-Control-Allow-Origin` value for this request, or undefined when not allowed. */
+  const allowOrigin = (requestOrigin: string | undefined): string | undefined => {
+    if (anyOrigin) return '*';
+    if (fixedOrigin !== undefined) return fixedOrigin;
+    if (requestOrigin === undefined) return undefined;
+    if (allowedList !== undefined) return allowedList.has(requestOrigin) ? requestOrigin : undefined;
+    return predicate!(requestOrigin) === true ? requestOrigin : undefined;
+  };
+
+  return function cors(ctx: Context, next: Next): Promise<void> {
+    // HTTP only: a gRPC call context has no raw response and no browser behind it.
+    if (ctx.protocol === 'grpc' || ctx.res === undefined) return next();
+    const requestOrigin = firstValue(ctx.headers.origin);
+    const allowed = allowOrigin(requestOrigin);
+    if (!anyOrigin) appendVary(ctx.res, 'Origin');
+    if (allowed !== undefined) {
+      ctx.setHeader('access-control-allow-origin', allowed);
+      if (credentials) ctx.setHeader('access-control-allow-credentials', 'true');
+    }
+
+    if (ctx.method === 'OPTIONS' && ctx.headers['access-control-request-method'] !== undefined) {
+      if (allowed !== undefined) {
+        ctx.setHeader('access-control-allow-methods', allowMethods);
+        ctx.setHeader('access-control-allow-headers', allowHeaders);
+        ctx.setHeader('access-control-max-age', maxAgeValue);
+      }
+      // A preflight is answered here; the route never sees it.
+      ctx.status(204);
+      return RESOLVED;
+    }
+
+    if (allowed !== undefined && exposeHeaders !== undefined) ctx.setHeader('access-control-expose-headers', exposeHeaders);
+    return next();
+  };
+}
+
+function checkOrigin(origin: unknown): void {
+  if (typeof origin === 'function') return;
+  const list = typeof origin === 'string' ? [origin] : Array.isArray(origin) ? (origin as unknown[]) : undefined;
+  if (list === undefined) throw new TypeError('cors: origin must be a string, an array of strings, or a function (origin) => boolean');
+  if (list.length === 0) throw new TypeError('cors: origin list is empty; give at least one origin');
+  for (const entry of list) {
+    if (typeof entry !== 'string' || entry === '') throw new TypeError('cors: every origin must be a non-empty string');
+    if (entry !== '*' && entry !== 'null' && entry.endsWith('/')) {
+      throw new TypeError(`cors: origin "${entry}" must not end with "/" (browsers send "${entry.replace(/\/+$/, '')}")`);
+    }
+  }
+}
+
+function checkHeaderList(name: string, list: readonly string[]): void {
+  if (!Array.isArray(list)) throw new TypeError(`cors: ${name} must be an array of header names`);
+  for (const header of list) {
+    if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) {
+      throw new TypeError(`cors: ${name} contains an invalid header name: ${JSON.stringify(header)}`);
+    }
+  }
+}

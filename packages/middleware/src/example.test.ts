@@ -1,0 +1,40 @@
+// The README example, run as it is written there (with port 0 instead of 3000).
+import { Application } from '@fw/core';
+import { SignJWT } from 'jose';
+import { authenticate, cors, jwtVerifier, logger, rateLimit, requireRole } from './index.js';
+
+it('runs the README example', async () => {
+  const lines: string[] = [];
+  // --- README example starts
+  const app = new Application({ trustProxy: 1 }); // behind one reverse proxy: ctx.ip comes from X-Forwarded-For
+  app.use(cors({ origin: ['https://app.example.com'], credentials: true }));
+  app.use(logger({ stream: (line) => lines.push(line) }));
+  app.use(rateLimit({ windowMs: 60_000, maxRequests: 100 }));
+
+  const auth = authenticate(jwtVerifier({ secret: 'change-me-to-32-random-bytes-or-more', issuer: 'https://auth.example.com' }));
+  app.get('/me', auth, (ctx) => ctx.json({ id: (ctx.user as { sub: string }).sub }));
+  app.delete('/users/:id', auth, requireRole('admin'), (ctx) => ctx.status(204));
+  const { url } = await app.listen(0, '127.0.0.1');
+  // --- README example ends
+
+  try {
+    const token = await new SignJWT({ sub: 'user-42', roles: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('https://auth.example.com')
+      .setExpirationTime('1m')
+      .sign(new TextEncoder().encode('change-me-to-32-random-bytes-or-more'));
+    const me = await fetch(`${url}/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toEqual({ id: 'user-42' });
+    expect(me.headers.get('x-ratelimit-remaining')).toBe('99');
+    expect((await fetch(`${url}/users/7`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(204);
+    expect((await fetch(`${url}/me`)).status).toBe(401);
+    expect(lines.map((line) => line.replace(/ - \d+ms/, ' - Nms'))).toEqual([
+      '[200] GET /me - Nms',
+      '[204] DELETE /users/7 - Nms',
+      '[ERROR] GET /me - Nms HTTPError 401: Authentication required',
+    ]);
+  } finally {
+    await app.close();
+  }
+});

@@ -1,0 +1,40 @@
+/**
+ * @fw/middleware — the built-in middleware of fw: cors, logger, rateLimit (memory and Redis
+ * stores), authenticate (with a jose-based JWT verifier) and requireRole.
+ */
+export { cors, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE, DEFAULT_CORS_METHODS } from './cors.js';
+export type { CorsMiddleware } from './cors.js';
+export { logger } from './logger.js';
+export type { LoggerMiddleware } from './logger.js';
+export { rateLimit, DEFAULT_RATE_LIMIT_MAX_REQUESTS, DEFAULT_RATE_LIMIT_MESSAGE, DEFAULT_RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
+export type { RateLimitMiddleware } from './rate-limit.js';
+export { MemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './memory-store.js';
+export { RedisStore, RedisStoreError, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT } from './redis-store.js';
+export { authenticate, AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './authenticate.js';
+export type { Authenticate } from './authenticate.js';
+export { requireRole, rolesOf, INSUFFICIENT_ROLE_MESSAGE } from './require-role.js';
+export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS } from './jwt.js';
+export type {
+  AuthenticateConfig,
+  CorsConfig,
+  JsonWebKeyInput,
+  JwtClaims,
+  JwtVerifier,
+  JwtVerifierConfig,
+  LoggerConfig,
+  LogTarget,
+  MemoryStoreConfig,
+  OriginPredicate,
+  ProtocolContext,
+  ProtocolMiddleware,
+  PublicKeyInput,
+  RateLimitConfig,
+  RateLimitHit,
+  RateLimitStore,
+  RedisClientLike,
+  RedisStoreConfig,
+  StandardHeadersDraft,
+  TokenVerifier,
+  VerifierService,
+  VerifyFunction,
+} from './types.js';

@@ -1,0 +1,251 @@
+import { Application, HTTPError, type Context } from '@fw/core';
+import { send, start } from '../test/http.js';
+import { logger } from './index.js';
+import type { LoggerConfig } from './index.js';
+
+const ESC = '\u001b';
+
+/** A stream-like target that records what is written. */
+function fakeStream(isTTY: boolean): { write(chunk: string): boolean; isTTY: boolean; chunks: string[] } {
+  const chunks: string[] = [];
+  return { isTTY, chunks, write: (chunk: string) => chunks.push(chunk) > 0 };
+}
+
+async function withLogger(config: LoggerConfig, fn: (url: string) => Promise<void>): Promise<void> {
+  const app = new Application({ onLog: () => undefined });
+  app.use(logger(config));
+  app.get('/ok', (ctx) => ctx.json({ ok: true }));
+  app.post('/created', (ctx) => ctx.json({ id: 1 }, 201));
+  app.get('/moved', (ctx) => {
+    ctx.setHeader('location', '/ok');
+    ctx.status(302).text('moved');
+  });
+  app.get('/bad', (ctx) => ctx.json({ error: true }, 400));
+  app.get('/down', (ctx) => ctx.json({ error: true }, 503));
+  app.get('/slow', async (ctx) => {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    ctx.text('slow');
+  });
+  app.get('/boom', () => {
+    throw new Error('kaboom');
+  });
+  app.get('/gone', () => {
+    throw new HTTPError(410, 'Gone for good');
+  });
+  const url = await start(app);
+  try {
+    await fn(url);
+  } finally {
+    await app.close();
+  }
+}
+
+describe('logger()', () => {
+  const savedNoColor = process.env.NO_COLOR;
+  afterEach(() => {
+    if (savedNoColor === undefined) delete process.env.NO_COLOR;
+    else process.env.NO_COLOR = savedNoColor;
+  });
+
+  it('logs one line per request as "[<status>] <method> <path> - <duration>ms" to a function', async () => {
+    const lines: string[] = [];
+    await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
+      await send(`${url}/ok?page=2`);
+      await send(`${url}/created`, { method: 'POST' });
+      await send(`${url}/missing`);
+    });
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^\[200\] GET \/ok - \d+ms$/);
+    expect(lines[1]).toMatch(/^\[201\] POST \/created - \d+ms$/);
+    // An unmatched request is logged with the 404 the framework sends.
+    expect(lines[2]).toMatch(/^\[404\] GET \/missing - \d+ms$/);
+  });
+
+  it('measures the time the rest of the chain took', async () => {
+    const lines: string[] = [];
+    await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
+      await send(`${url}/slow`);
+    });
+    const ms = Number(/- (\d+)ms$/.exec(lines[0]!)?.[1]);
+    expect(ms).toBeGreaterThanOrEqual(35);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('writes lines ending in a newline to a stream', async () => {
+    const stream = fakeStream(false);
+    await withLogger({ stream }, async (url) => {
+      await send(`${url}/ok`);
+    });
+    expect(stream.chunks).toHaveLength(1);
+    expect(stream.chunks[0]).toMatch(/^\[200\] GET \/ok - \d+ms\n$/);
+  });
+
+  it('writes to process.stdout by default', async () => {
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await withLogger({}, async (url) => {
+        await send(`${url}/ok`);
+      });
+      const written = write.mock.calls.map((call) => String(call[0])).filter((chunk) => chunk.includes('GET /ok'));
+      expect(written).toHaveLength(1);
+      expect(written[0]).toMatch(/\[200\].* GET \/ok - \d+ms\n$/);
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('colours the status green, cyan, yellow and red on a TTY without NO_COLOR', async () => {
+    delete process.env.NO_COLOR;
+    const stream = fakeStream(true);
+    await withLogger({ stream }, async (url) => {
+      await send(`${url}/ok`);
+      await send(`${url}/moved`);
+      await send(`${url}/bad`);
+      await send(`${url}/down`);
+    });
+    expect(stream.chunks[0]).toMatch(new RegExp(`^${ESC}\\[32m\\[200\\]${ESC}\\[39m GET /ok - \\d+ms\\n$`));
+    expect(stream.chunks[1]).toMatch(new RegExp(`^${ESC}\\[36m\\[302\\]${ESC}\\[39m GET /moved - \\d+ms\\n$`));
+    expect(stream.chunks[2]).toMatch(new RegExp(`^${ESC}\\[33m\\[400\\]${ESC}\\[39m GET /bad - \\d+ms\\n$`));
+    expect(stream.chunks[3]).toMatch(new RegExp(`^${ESC}\\[31m\\[503\\]${ESC}\\[39m GET /down - \\d+ms\\n$`));
+  });
+
+  it('does not colour when NO_COLOR is set, even on a TTY', async () => {
+    process.env.NO_COLOR = '1';
+    const stream = fakeStream(true);
+    await withLogger({ stream }, async (url) => {
+      await send(`${url}/ok`);
+      await send(`${url}/boom`);
+    });
+    expect(stream.chunks.join('')).not.toContain(ESC);
+    expect(stream.chunks[0]).toMatch(/^\[200\] GET \/ok - \d+ms\n$/);
+  });
+
+  it('does not colour when the stream is not a TTY, nor for a function target', async () => {
+    delete process.env.NO_COLOR;
+    const stream = fakeStream(false);
+    const lines: string[] = [];
+    await withLogger({ stream }, async (url) => {
+      await send(`${url}/bad`);
+    });
+    await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
+      await send(`${url}/bad`);
+    });
+    expect(stream.chunks[0]).toMatch(/^\[400\] GET \/bad - \d+ms\n$/);
+    expect(lines[0]).toMatch(/^\[400\] GET \/bad - \d+ms$/);
+  });
+
+  it('follows the colors option over the automatic choice', async () => {
+    process.env.NO_COLOR = '1';
+    const lines: string[] = [];
+    await withLogger({ stream: (line) => lines.push(line), colors: true }, async (url) => {
+      await send(`${url}/ok`);
+    });
+    expect(lines[0]).toMatch(new RegExp(`^${ESC}\\[32m\\[200\\]${ESC}\\[39m GET /ok`));
+    delete process.env.NO_COLOR;
+    const tty = fakeStream(true);
+    await withLogger({ stream: tty, colors: false }, async (url) => {
+      await send(`${url}/ok`);
+    });
+    expect(tty.chunks[0]).toMatch(/^\[200\] GET \/ok - \d+ms\n$/);
+  });
+
+  it('logs a thrown error as [ERROR] with the error text and stack, and re-throws it to the error handler', async () => {
+    const lines: string[] = [];
+    await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
+      const res = await send(`${url}/boom`);
+      expect(res.status).toBe(500);
+      expect(res.json()).toEqual({ error: true, message: 'Internal Server Error', code: 500 });
+    });
+    expect(lines).toHaveLength(1);
+    const [first, ...stack] = lines[0]!.split('\n');
+    expect(first).toMatch(/^\[ERROR\] GET \/boom - \d+ms Error: kaboom$/);
+    expect(stack.length).toBeGreaterThan(0);
+    expect(stack[0]).toMatch(/^\s+at /);
+    expect(lines[0]).toContain('logger.test.ts');
+  });
+
+  it('logs a thrown 4xx HTTPError as one [ERROR] line with its status, while the client gets its status and body', async () => {
+    const lines: string[] = [];
+    await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
+      const res = await send(`${url}/gone`);
+      expect(res.status).toBe(410);
+      expect(res.json()).toEqual({ error: true, message: 'Gone for good', code: 410 });
+    });
+    expect(lines).toEqual([expect.stringMatching(/^\[ERROR\] GET \/gone - \d+ms HTTPError 410: Gone for good$/)]);
+  });
+
+  it('adds the stack to 4xx HTTPErrors with clientErrorStacks, and always to 5xx HTTPErrors', async () => {
+    const lines: string[] = [];
+    await withLogger({ stream: (line) => lines.push(line), clientErrorStacks: true }, async (url) => {
+      await send(`${url}/gone`);
+    });
+    expect(lines[0]).toMatch(/^\[ERROR\] GET \/gone - \d+ms HTTPError 410: Gone for good\n\s+at /);
+    const app = new Application({ onLog: () => undefined });
+    app.use(logger({ stream: (line) => lines.push(line) }));
+    app.get('/unavailable', () => {
+      throw new HTTPError(503, 'Down for maintenance');
+    });
+    const url = await start(app);
+    try {
+      expect((await send(`${url}/unavailable`)).status).toBe(503);
+    } finally {
+      await app.close();
+    }
+    expect(lines[1]).toMatch(/^\[ERROR\] GET \/unavailable - \d+ms HTTPError 503: Down for maintenance\n\s+at .*logger\.test\.ts/);
+  });
+
+  it('colours [ERROR] red on a TTY', async () => {
+    delete process.env.NO_COLOR;
+    const stream = fakeStream(true);
+    await withLogger({ stream }, async (url) => {
+      await send(`${url}/boom`);
+    });
+    expect(stream.chunks[0]).toMatch(new RegExp(`^${ESC}\\[31m\\[ERROR\\]${ESC}\\[39m GET /boom - \\d+ms Error: kaboom\\n`));
+  });
+
+  it('logs a thrown non-Error value as text', async () => {
+    const lines: string[] = [];
+    const app = new Application({ onLog: () => undefined });
+    app.use(logger({ stream: (line) => lines.push(line) }));
+    app.get('/weird', () => {
+      throw { reason: 'not an Error' };
+    });
+    const url = await start(app);
+    try {
+      expect((await send(`${url}/weird`)).status).toBe(500);
+    } finally {
+      await app.close();
+    }
+    expect(lines[0]).toMatch(/^\[ERROR\] GET \/weird - \d+ms \{"reason":"not an Error"\}$/);
+  });
+
+  it('still answers the request when the log target throws', async () => {
+    await withLogger(
+      {
+        stream: () => {
+          throw new Error('disk full');
+        },
+      },
+      async (url) => {
+        const res = await send(`${url}/ok`);
+        expect(res.status).toBe(200);
+        expect(res.json()).toEqual({ ok: true });
+      },
+    );
+  });
+
+  it('rejects a target without write() and a non-boolean colors', () => {
+    expect(() => logger({ stream: {} as unknown as LoggerConfig['stream'] })).toThrow(/write\(chunk\)/);
+    expect(() => logger({ colors: 'yes' as unknown as boolean })).toThrow(/colors must be a boolean/);
+    expect(() => logger({ clientErrorStacks: 1 as unknown as boolean })).toThrow(/clientErrorStacks must be a boolean/);
+  });
+
+  it('lets a gRPC call context through without logging', async () => {
+    const lines: string[] = [];
+    const next = jest.fn(() => Promise.resolve());
+    const grpcCtx = { protocol: 'grpc', method: '/pkg.Svc/Get', path: '/pkg.Svc/Get', headers: {}, statusCode: 200 };
+    await logger({ stream: (line) => lines.push(line) })(grpcCtx as unknown as Context, next);
+    expect(next).toHaveBeenCalledTimes(1);
+    expect(lines).toEqual([]);
+  });
+});

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type { RateLimitHit, RateLimitStore, RedisClientLike, RedisStoreConfig } from './types.js';
+
+/** Key prefix when `prefix` is not given. */
+export const DEFAULT_REDIS_PREFIX = 'fw:rl:';
+/** Longest wait for Redis per call, in milliseconds, when `timeout` is not given. */
+export const DEFAULT_REDIS_TIMEOUT = 500;
+
+// One round trip per hit: INCR, and PEXPIRE when the key is new (or somehow lost its TTL),
+// returning the count and the milliseconds left in the window. Atomic, so instances agree.
+const INCREMENT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }
+`;
+
+// Takes one hit back, never below zero and never creating a key (DECR keeps the TTL).
+const DECREMENT_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0
+`;
+
+interface Script {
+  source: string;
+  sha: string;
+}
+
+const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
+const INCREMENT: Script = script(INCREMENT_SCRIPT);
+const DECREMENT: Script = script(DECREMENT_SCRIPT);
+
+/** Thrown by the Redis store when Redis fails or does not answer in time (the cause is attached). */
+export class RedisStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RedisStoreError';
+  }
+}
+
+/**
+ * A rate-limit store in Redis, so several instances share one limit. Works with an `ioredis` 5
+ * client (`Redis` or `Cluster`); each hit is one EVALSHA round trip. Every call gives up after
+ * `timeout` ms so a request never waits on an unreachable Redis; what happens then is
+ * `rateLimit`'s `failClosed` option (default: let the request through).
+ * @example
+ * const client = new Redis(process.env.REDIS_URL, { enableOfflineQueue: false });
+ * app.use(rateLimit({ store: new RedisStore({ client, prefix: 'api:rl:' }) }));
+ */
+export class RedisStore implements RateLimitStore {
+  private readonly client: RedisClientLike;
+  private readonly prefix: string;
+  private readonly timeout: number;
+
+  constructor(config: RedisStoreConfig) {
+    if (config === null || typeof config !== 'object' || config.client === null || typeof config.client !== 'object' || typeof config.client.evalsha !== 'function') {
+      throw new TypeError('RedisStore: give { client } with an ioredis client');
+    }
+    const prefix = config.prefix ?? DEFAULT_REDIS_PREFIX;
+    if (typeof prefix !== 'string') throw new TypeError('RedisStore: prefix must be a string');
+    const timeout = config.timeout ?? DEFAULT_REDIS_TIMEOUT;
+    if (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)) {
+      throw new TypeError(`RedisStore: timeout must be a positive number of milliseconds, got ${String(timeout)}`);
+    }
+    this.client = config.client;
+    this.prefix = prefix;
+    this.timeout = timeout;
+  }
+
+  /** Counts one hit for `key` in Redis. */
+  async increment(key: string, windowMs: number): Promise<RateLimitHit> {
+    const reply = await this.run(INCREMENT, this.prefix + key, Math.max(1, Math.ceil(windowMs)));
+    if (!Array.isArray(reply) || reply.length !== 2) throw new RedisStoreError(`RedisStore: unexpected reply from Redis: ${JSON.stringify(reply)}`);
+    const count = Number(reply[0]);
+    const ttl = Number(reply[1]);
+    if (!Number.isFinite(count) || !Number.isFinite(ttl)) throw new RedisStoreError(`RedisStore: unexpected reply from Redis: ${JSON.stringify(reply)}`);
+    return { count, resetAt: Date.now() + ttl };
+  }
+
+  /** Takes one hit back. */
+  async decrement(key: string): Promise<void> {
+    await this.run(DECREMENT, this.prefix + key);
+  }
+
+  /** Forgets `key`. */
+  async reset(key: string): Promise<void> {
+    await this.withTimeout(this.client.del(this.prefix + key), 'DEL');
+  }
+
+  /** EVALSHA, falling back to EVAL once when Redis does not have the script cached yet. */
+  private async run(code: Script, key: string, ...args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.withTimeout(this.client.evalsha(code.sha, 1, key, ...args), 'EVALSHA');
+    } catch (err) {
+      const cause = err instanceof RedisStoreError ? err.cause : err;
+      if (!(cause instanceof Error) || !cause.message.startsWith('NOSCRIPT')) throw err;
+    }
+    return this.withTimeout(this.client.eval(code.source, 1, key, ...args), 'EVAL');
+  }
+
+  private withTimeout<T>(pending: Promise<T>, command: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RedisStoreError(`RedisStore: Redis did not answer ${command} within ${this.timeout}ms`)), this.timeout);
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(new RedisStoreError(`RedisStore: ${command} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        },
+      );
+    });
+  }
+}

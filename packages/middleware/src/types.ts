@@ -1,0 +1,244 @@
+import type { KeyObject, webcrypto } from 'node:crypto';
+import type { HTTPMethod, Next } from '@fw/core';
+
+/**
+ * The part of a request context that cross-protocol middleware (authenticate, requireRole,
+ * rateLimit) touches. The core HTTP `Context` and the gRPC call context both have this shape.
+ */
+export interface ProtocolContext {
+  /** Request headers (HTTP) or call metadata (gRPC), lower-case keys. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The authenticated user, once known. */
+  user?: unknown;
+  /** Scratch storage shared by the middleware of one request. */
+  readonly state: Record<string, unknown>;
+  /** The client address (the socket's, or from `X-Forwarded-For` per the app's `trustProxy`). */
+  readonly ip: string;
+  /** The HTTP method, or the gRPC method path. */
+  readonly method: string;
+  /** The request path, or the gRPC method path `/<package>.<Service>/<Method>`. */
+  readonly path: string;
+  /** `http`, `graphql` or `grpc`. */
+  readonly protocol: string;
+  /** The status the response has or will have; read it after `await next()`. */
+  readonly statusCode: number;
+  /** Sets a response header (HTTP) or response metadata (gRPC). */
+  setHeader(key: string, value: string): unknown;
+}
+
+/** A middleware that works on any protocol's context. */
+export type ProtocolMiddleware = (ctx: ProtocolContext, next: Next) => Promise<void>;
+
+// ---------------------------------------------------------------------------------------------
+// cors
+
+/** Decides whether a request origin is allowed. */
+export type OriginPredicate = (origin: string) => boolean;
+
+/** Options of `cors()`. */
+export interface CorsConfig {
+  /**
+   * Allowed origins: `*` (any), one origin, a list, or a predicate. With a list or predicate the
+   * matching request origin is echoed back and `Vary: Origin` is added.
+   * @default '*'
+   */
+  origin?: string | readonly string[] | OriginPredicate;
+  /** Methods announced in `Access-Control-Allow-Methods` on preflight. @default ['GET','POST','PUT','PATCH','DELETE','OPTIONS'] */
+  methods?: readonly HTTPMethod[];
+  /** Request headers announced in `Access-Control-Allow-Headers` on preflight. @default ['Content-Type','Authorization'] */
+  allowedHeaders?: readonly string[];
+  /** Response headers listed in `Access-Control-Expose-Headers` on actual responses. @default [] */
+  exposedHeaders?: readonly string[];
+  /** Sends `Access-Control-Allow-Credentials: true`; needs an explicit origin. @default false */
+  credentials?: boolean;
+  /** Seconds a browser may cache the preflight answer (`Access-Control-Max-Age`). @default 86400 */
+  maxAge?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// logger
+
+/** Where `logger()` writes: a stream-like object (gets `line + '\n'`) or a function (gets `line`). */
+export type LogTarget = { write(chunk: string): unknown; isTTY?: boolean } | ((line: string) => void);
+
+/** Options of `logger()`. */
+export interface LoggerConfig {
+  /** Where lines go. @default process.stdout */
+  stream?: LogTarget;
+  /**
+   * Colour the status. Default: only when the target is a TTY stream and the `NO_COLOR`
+   * environment variable is unset or empty.
+   * @default undefined (auto)
+   */
+  colors?: boolean;
+  /**
+   * Also log the stack of thrown 4xx HTTPErrors (401, 404, 429, ...). Other errors always get
+   * their stack.
+   * @default false
+   */
+  clientErrorStacks?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// rateLimit
+
+/** One counted hit as a store reports it. */
+export interface RateLimitHit {
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** When the current window ends, in milliseconds since the epoch. */
+  resetAt: number;
+}
+
+/**
+ * Where rate-limit counters live. `increment` may answer synchronously (the memory store does,
+ * so the common path allocates no promise) or with a promise (Redis).
+ */
+export interface RateLimitStore {
+  /** Counts one hit for `key` in a fixed window of `windowMs` (started by the first hit). */
+  increment(key: string, windowMs: number): RateLimitHit | Promise<RateLimitHit>;
+  /** Takes one hit back (used by `skipSuccessfulRequests` / `skipFailedRequests`). */
+  decrement(key: string): void | Promise<void>;
+  /** Forgets `key` entirely. */
+  reset(key: string): void | Promise<void>;
+}
+
+/** Which IETF `RateLimit` header draft to follow when `standardHeaders` is on. */
+export type StandardHeadersDraft = 'draft-7' | 'draft-8';
+
+/** Options of `rateLimit()`. */
+export interface RateLimitConfig<C extends ProtocolContext = ProtocolContext> {
+  /** Length of a window in milliseconds. @default 60000 */
+  windowMs?: number;
+  /** Requests allowed per key per window. @default 100 */
+  maxRequests?: number;
+  /** The key a request is counted under. @default (ctx) => ctx.ip (see the app's `trustProxy`) */
+  keyGenerator?: (ctx: C) => string;
+  /** Message of the 429 error body. @default 'Too many requests, please try again later' */
+  message?: string;
+  /** Do not count requests answered 2xx. @default false */
+  skipSuccessfulRequests?: boolean;
+  /** Do not count requests answered 4xx or 5xx (thrown errors included). @default false */
+  skipFailedRequests?: boolean;
+  /** Requests for which this returns true are neither counted nor limited. @default undefined */
+  skip?: (ctx: C) => boolean;
+  /** Where counters live. @default a new MemoryStore() per rateLimit() call */
+  store?: RateLimitStore;
+  /**
+   * Also send the IETF `RateLimit` and `RateLimit-Policy` headers; `true` means `'draft-7'`
+   * (`RateLimit: limit=100, remaining=99, reset=60`).
+   * @default false
+   */
+  standardHeaders?: boolean | StandardHeadersDraft;
+  /** When the store fails: false lets the request through (fail open), true answers 503. @default false */
+  failClosed?: boolean;
+  /**
+   * Told about store failures: once when the store starts failing (again after it recovered).
+   * @default console.error with a one-line explanation
+   */
+  onStoreError?: (error: unknown) => void;
+}
+
+/** Options of `new MemoryStore()`. */
+export interface MemoryStoreConfig {
+  /**
+   * Most keys kept at once. Expired windows are dropped as requests come in; past this cap the
+   * oldest window is dropped even if unexpired (that key starts a fresh window).
+   * @default 100000
+   */
+  maxKeys?: number;
+}
+
+/** The few ioredis methods the Redis store calls (ioredis 5 `Redis` and `Cluster` both fit). */
+export interface RedisClientLike {
+  /** EVALSHA: runs a cached script. */
+  evalsha(sha: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
+  /** EVAL: runs (and caches) a script. */
+  eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
+  /** DEL. */
+  del(...keys: string[]): Promise<number>;
+}
+
+/** Options of `new RedisStore()`. */
+export interface RedisStoreConfig {
+  /** An ioredis client (tip: `enableOfflineQueue: false` so commands fail at once while disconnected). */
+  client: RedisClientLike;
+  /** Prefix of every Redis key. @default 'fw:rl:' */
+  prefix?: string;
+  /** Longest wait for Redis per hit, in milliseconds; then the hit fails (see `failClosed`). @default 500 */
+  timeout?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// authenticate
+
+/** Checks a bearer token and returns the user; throwing or returning nothing means "invalid". */
+export type VerifyFunction<U = unknown> = (token: string, ctx: ProtocolContext) => U | null | undefined | false | Promise<U | null | undefined | false>;
+
+/** A token-verification service: an object with a `verify` method. */
+export interface VerifierService<U = unknown> {
+  verify: VerifyFunction<U>;
+}
+
+/** What `authenticate` accepts as its verifier: a function or a service object. */
+export type TokenVerifier<U = unknown> = VerifyFunction<U> | VerifierService<U>;
+
+/** Options of `authenticate({ ... })`. */
+export interface AuthenticateConfig<U = unknown> {
+  /** Checks the token and returns the user. */
+  verifier: TokenVerifier<U>;
+  /** Let requests without an `Authorization` header through with no user (a bad token is still 401). @default false */
+  optional?: boolean;
+  /** Adds `realm="<realm>"` to `WWW-Authenticate`. @default undefined */
+  realm?: string;
+}
+
+/** The claims of a verified JWT: what `jwtVerifier` puts in `ctx.user`. */
+export interface JwtClaims {
+  /** Subject: the user id. */
+  sub?: string;
+  iss?: string;
+  aud?: string | string[];
+  exp?: number;
+  nbf?: number;
+  iat?: number;
+  jti?: string;
+  [claim: string]: unknown;
+}
+
+/** A public key as `jwtVerifier` accepts it: a KeyObject, a CryptoKey, a PEM string (SPKI or X.509) or a JWK. */
+export type PublicKeyInput = KeyObject | webcrypto.CryptoKey | string | JsonWebKeyInput;
+
+/** A public JSON Web Key (RSA, EC or OKP). */
+export interface JsonWebKeyInput {
+  kty: string;
+  [parameter: string]: unknown;
+}
+
+/** Options of `jwtVerifier()`: exactly one of `secret`, `publicKey`, `jwksUrl`. */
+export interface JwtVerifierConfig {
+  /** Shared secret for HMAC (HS256 by default); use at least 32 random bytes. */
+  secret?: string | Uint8Array;
+  /** Public key for RS256 / ES256 / EdDSA tokens. */
+  publicKey?: PublicKeyInput;
+  /** URL of a JSON Web Key Set; keys are fetched on demand and cached. */
+  jwksUrl?: string | URL;
+  /** Remote key set tuning, in milliseconds. @default { timeout: 5000, cooldown: 30000, cacheMaxAge: 600000 } */
+  jwks?: { timeout?: number; cooldown?: number; cacheMaxAge?: number };
+  /**
+   * Accepted `alg` values. Default: `['HS256']` for a secret; from the key for a public key
+   * (RS256, PS256, ES256/384/512 by curve, EdDSA); every asymmetric JWS algorithm for a JWKS URL.
+   */
+  algorithms?: readonly string[];
+  /** Required `iss` (one of). @default undefined (not checked) */
+  issuer?: string | readonly string[];
+  /** Required `aud` (one of). @default undefined (not checked) */
+  audience?: string | readonly string[];
+  /** Leeway for `exp` / `nbf` / `iat`, in seconds. @default 0 */
+  clockTolerance?: number;
+  /** Claims that must be present (e.g. `['sub']`). @default [] */
+  requiredClaims?: readonly string[];
+}
+
+/** The verifier `jwtVerifier()` returns: usable with `authenticate(verifier)`. */
+export type JwtVerifier = (token: string, ctx?: ProtocolContext) => Promise<JwtClaims>;
