@@ -1,0 +1,38 @@
+/**
+ * @fw/grpc — serves grpc-js services on their own port beside an fw application, with the app's
+ * wrappers and (opt-in) middleware, its error mapping and its listen/close lifecycle.
+ */
+export { grpcPlugin } from './plugin.js';
+export type { GrpcPlugin } from './plugin.js';
+export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
+export { GrpcContext } from './context.js';
+export type { GrpcContextSettings, GrpcStatusObject, GrpcTraceContext } from './context.js';
+export { GrpcError } from './grpc-error.js';
+export type { GrpcErrorOptions } from './grpc-error.js';
+export { DEFAULT_LOADER_OPTIONS, GRPC_DEFAULTS } from './internal/config.js';
+export { ERROR_DETAILS_KEY, INTERNAL_DETAILS } from './internal/status.js';
+export type {
+  Awaitable,
+  GrpcAnyServerCall,
+  GrpcAddress,
+  GrpcBidiCall,
+  GrpcBidiHandler,
+  GrpcCall,
+  GrpcCallExtras,
+  GrpcCallback,
+  GrpcClientStreamCall,
+  GrpcClientStreamHandler,
+  GrpcConfig,
+  GrpcLoaderOptions,
+  GrpcMethodImplementation,
+  GrpcMethodType,
+  GrpcMiddleware,
+  GrpcPackageDefinition,
+  GrpcRpcInfo,
+  GrpcServerStreamCall,
+  GrpcServerStreamHandler,
+  GrpcServiceImplementation,
+  GrpcServingStatus,
+  GrpcUnaryCall,
+  GrpcUnaryHandler,
+} from './types.js';

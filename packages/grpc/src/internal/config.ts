@@ -1,0 +1,186 @@
+import { loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
+import type { ChannelOptions, ServerCredentials } from '@grpc/grpc-js';
+import type { AnyMiddleware } from '@fw/core';
+import type { GrpcConfig, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
+import type { RunnableMethod } from './runner.js';
+
+/** Defaults of the gRPC config. */
+export const GRPC_DEFAULTS = {
+  port: 50051,
+  host: '0.0.0.0',
+  closeTimeout: 5000,
+  maxReceiveMessageLength: 4 * 1024 * 1024,
+} as const;
+
+/** The proto-loader options used unless the config overrides them (grpc-node's documented set). */
+export const DEFAULT_LOADER_OPTIONS: GrpcLoaderOptions = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+
+/** One service to serve, checked against the proto. */
+export interface ResolvedService {
+  name: string;
+  definition: ServiceDefinition;
+  methods: RunnableMethod[];
+}
+
+/** The config with defaults applied, the proto loaded and every name checked. */
+export interface ResolvedGrpcConfig {
+  port: number;
+  host: string;
+  credentials: ServerCredentials | undefined;
+  packageDefinition: PackageDefinition;
+  services: ResolvedService[];
+  health: boolean;
+  reflection: boolean;
+  maxReceiveMessageLength: number | undefined;
+  maxSendMessageLength: number | undefined;
+  closeTimeout: number;
+  middleware: ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'>;
+  serverOptions: ChannelOptions;
+  log: (message: string, error?: unknown) => void;
+}
+
+const resolved = new WeakMap<object, ResolvedGrpcConfig>();
+
+function fail(message: string, cause?: unknown): never {
+  throw new Error(`gRPC config: ${message}`, cause !== undefined ? { cause } : undefined);
+}
+
+function isServiceDefinition(value: unknown): value is ServiceDefinition {
+  if (value === null || typeof value !== 'object' || 'format' in value) return false;
+  const methods = Object.values(value as Record<string, unknown>);
+  return methods.length > 0 && methods.every((m) => m !== null && typeof m === 'object' && typeof (m as MethodDefinition<unknown, unknown>).path === 'string');
+}
+
+function methodType(definition: { requestStream: boolean; responseStream: boolean }): GrpcMethodType {
+  if (definition.requestStream) return definition.responseStream ? 'bidi' : 'clientStream';
+  return definition.responseStream ? 'serverStream' : 'unary';
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+function optionalNumber(name: string, value: unknown, check: (n: number) => boolean, rule: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !check(value)) fail(`\`${name}\` must be ${rule}, got ${String(value)}`);
+  return value;
+}
+
+function loadDefinition(config: GrpcConfig): { definition: PackageDefinition; source: string } {
+  const { protoPath, packageDefinition } = config;
+  if (protoPath !== undefined && packageDefinition !== undefined) fail('give either `protoPath` or `packageDefinition`, not both');
+  if (packageDefinition !== undefined) {
+    if (packageDefinition === null || typeof packageDefinition !== 'object') fail(`\`packageDefinition\` must be a package definition from @grpc/proto-loader, got ${describe(packageDefinition)}`);
+    return { definition: packageDefinition, source: 'the packageDefinition' };
+  }
+  if (protoPath === undefined) fail('give `protoPath` (your .proto file) or `packageDefinition`, so that the services and messages are known');
+  const paths = Array.isArray(protoPath) ? protoPath : [protoPath];
+  if (paths.length === 0 || paths.some((p) => typeof p !== 'string' || p.length === 0)) fail('`protoPath` must be a file path or a non-empty array of file paths');
+  const source = paths.length === 1 ? `"${paths[0]}"` : `[${paths.map((p) => `"${p}"`).join(', ')}]`;
+  try {
+    return { definition: loadSync(paths, { ...DEFAULT_LOADER_OPTIONS, ...config.loaderOptions }), source };
+  } catch (err) {
+    fail(`could not load protoPath ${source}: ${err instanceof Error ? err.message : String(err)}`, err);
+  }
+}
+
+function checkServices(services: unknown): asserts services is Record<string, unknown> {
+  if (services === undefined || services === null) fail('`services` is required: map each "<package>.<Service>" name to its method implementations');
+  if (typeof services !== 'object' || Array.isArray(services)) fail(`\`services\` must be an object mapping "<package>.<Service>" to method implementations, got ${describe(services)}`);
+  if (Object.keys(services).length === 0) fail('`services` is empty: name at least one "<package>.<Service>" to serve');
+}
+
+function resolveServices(services: Record<string, unknown>, definition: PackageDefinition, source: string): ResolvedService[] {
+  const names = Object.keys(services);
+  const declared = Object.keys(definition).filter((key) => isServiceDefinition(definition[key]));
+  return names.map((name) => {
+    const serviceDefinition = definition[name];
+    if (!isServiceDefinition(serviceDefinition)) {
+      if (serviceDefinition !== undefined) fail(`"${name}" in ${source} is a message or enum type, not a service`);
+      const near = declared.filter((d) => d.endsWith(`.${name}`));
+      const hint = near.length === 1 ? ` Did you mean "${near[0]}"?` : '';
+      fail(`service "${name}" is not defined in ${source}.${hint} Defined services: ${declared.length > 0 ? declared.join(', ') : 'none'}`);
+    }
+    const implementation = services[name];
+    if (implementation === null || typeof implementation !== 'object' || Array.isArray(implementation)) {
+      fail(`services["${name}"] must be an object of method implementations, got ${describe(implementation)}`);
+    }
+    const byName = new Map<string, string>();
+    for (const [methodName, method] of Object.entries(serviceDefinition)) {
+      byName.set(methodName, methodName);
+      if (typeof method.originalName === 'string') byName.set(method.originalName, methodName);
+    }
+    const impls = new Map<string, RunnableMethod['impl']>();
+    for (const [key, fn] of Object.entries(implementation as Record<string, unknown>)) {
+      const methodName = byName.get(key);
+      if (methodName === undefined) {
+        fail(`method "${key}" of service "${name}" is not declared in ${source}. Declared methods: ${Object.keys(serviceDefinition).join(', ')}`);
+      }
+      if (typeof fn !== 'function') fail(`services["${name}"].${key} must be a function, got ${describe(fn)}`);
+      if (impls.has(methodName)) fail(`method "${methodName}" of service "${name}" is implemented twice (as "${methodName}" and its camelCase name)`);
+      impls.set(methodName, fn as RunnableMethod['impl']);
+    }
+    const methods = Object.entries(serviceDefinition).map(([methodName, method]): RunnableMethod => ({
+      rpc: { service: name, method: methodName, type: methodType(method) },
+      path: method.path,
+      impl: impls.get(methodName),
+    }));
+    return { name, definition: serviceDefinition, methods };
+  });
+}
+
+function resolveMiddleware(value: GrpcConfig['middleware']): ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'> {
+  if (value === undefined) return [];
+  if (value === 'global') return ['global'];
+  if (!Array.isArray(value)) fail(`\`middleware\` must be 'global' or an array of middleware functions, got ${describe(value)}`);
+  value.forEach((fn, i) => {
+    if (typeof fn !== 'function' && fn !== 'global') fail(`middleware at position ${i} must be a function or 'global', got ${describe(fn)}`);
+  });
+  return value.slice();
+}
+
+/** Applies defaults, loads the proto and checks every name; throws an error naming the culprit. Cached per config object. */
+export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    fail(`expected an object with \`services\` and \`protoPath\`, got ${describe(config)}`);
+  }
+  const cached = resolved.get(config);
+  if (cached !== undefined) return cached;
+  const port = optionalNumber('port', config.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535') ?? GRPC_DEFAULTS.port;
+  const host = config.host ?? GRPC_DEFAULTS.host;
+  if (typeof host !== 'string' || host.length === 0) fail(`\`host\` must be a non-empty string, got ${String(host)}`);
+  if (config.credentials !== undefined && (config.credentials === null || typeof config.credentials !== 'object')) {
+    fail('`credentials` must be grpc-js ServerCredentials (ServerCredentials.createInsecure() or createSsl(...))');
+  }
+  for (const flag of ['health', 'reflection'] as const) {
+    if (config[flag] !== undefined && typeof config[flag] !== 'boolean') fail(`\`${flag}\` must be a boolean, got ${describe(config[flag])}`);
+  }
+  const size = (n: number): boolean => n === -1 || (Number.isInteger(n) && n > 0);
+  const maxReceiveMessageLength = optionalNumber('maxReceiveMessageLength', config.maxReceiveMessageLength, size, 'a positive integer (bytes) or -1 for unlimited');
+  const maxSendMessageLength = optionalNumber('maxSendMessageLength', config.maxSendMessageLength, size, 'a positive integer (bytes) or -1 for unlimited');
+  const closeTimeout = optionalNumber('closeTimeout', config.closeTimeout, (n) => Number.isFinite(n) && n >= 0, 'a number of milliseconds ≥ 0') ?? GRPC_DEFAULTS.closeTimeout;
+  if (config.serverOptions !== undefined && (config.serverOptions === null || typeof config.serverOptions !== 'object')) fail('`serverOptions` must be an object of grpc-js server options');
+  if (config.onLog !== undefined && typeof config.onLog !== 'function') fail('`onLog` must be a function');
+  const middleware = resolveMiddleware(config.middleware);
+  const serviceMap: unknown = config.services;
+  checkServices(serviceMap);
+  const { definition, source } = loadDefinition(config);
+  const services = resolveServices(serviceMap, definition, source);
+  const result: ResolvedGrpcConfig = {
+    port,
+    host,
+    credentials: config.credentials,
+    packageDefinition: definition,
+    services,
+    health: config.health ?? true,
+    reflection: config.reflection ?? false,
+    maxReceiveMessageLength,
+    maxSendMessageLength,
+    closeTimeout,
+    middleware,
+    serverOptions: config.serverOptions ?? {},
+    log: config.onLog ?? ((message, error) => console.error(message, error ?? '')),
+  };
+  resolved.set(config, result);
+  return result;
+}

@@ -1,0 +1,169 @@
+import type {
+  ChannelOptions,
+  ServerCredentials,
+  ServerDuplexStream,
+  ServerReadableStream,
+  ServerUnaryCall,
+  ServerWritableStream,
+  ServerErrorResponse,
+  StatusObject,
+  Metadata,
+} from '@grpc/grpc-js';
+import type { Options as ProtoLoaderOptions, PackageDefinition } from '@grpc/proto-loader';
+import type { AnyMiddleware, Next } from '@fw/core';
+import type { GrpcContext } from './context.js';
+
+/** The four kinds of gRPC method. */
+export type GrpcMethodType = 'unary' | 'clientStream' | 'serverStream' | 'bidi';
+
+/** Which RPC a call is for. */
+export interface GrpcRpcInfo {
+  /** The fully-qualified service name, `<package>.<Service>`. */
+  readonly service: string;
+  /** The method name as the .proto declares it. */
+  readonly method: string;
+  /** The kind of method. */
+  readonly type: GrpcMethodType;
+}
+
+/** What every call object carries besides grpc-js's own members: the per-call context. */
+export interface GrpcCallExtras {
+  /** The per-call context (headers, state, user, deadline, signal, setHeader…). */
+  ctx: GrpcContext;
+}
+
+/** A unary call: `call.request` is the request message. */
+export type GrpcUnaryCall<TRequest = unknown, TResponse = unknown> = ServerUnaryCall<TRequest, TResponse> & GrpcCallExtras;
+/** A client-streaming call: read request messages from it (`for await`, `'data'`). */
+export type GrpcClientStreamCall<TRequest = unknown, TResponse = unknown> = ServerReadableStream<TRequest, TResponse> & GrpcCallExtras;
+/** A server-streaming call: `call.request`, then `call.write()` responses and `call.end()`. */
+export type GrpcServerStreamCall<TRequest = unknown, TResponse = unknown> = ServerWritableStream<TRequest, TResponse> & GrpcCallExtras;
+/** A bidirectional call: read requests and write responses. */
+export type GrpcBidiCall<TRequest = unknown, TResponse = unknown> = ServerDuplexStream<TRequest, TResponse> & GrpcCallExtras;
+/** Any call object a handler receives. */
+export type GrpcCall = GrpcUnaryCall | GrpcClientStreamCall | GrpcServerStreamCall | GrpcBidiCall;
+
+/**
+ * The callback of the `(call, callback)` forms: `callback(error, response, trailers?)`. The error may be
+ * an HTTPError (mapped) or a grpc-js `{ code, details }` status (sent as it is).
+ */
+export type GrpcCallback<TResponse = unknown> = (
+  error: Error | ServerErrorResponse | Partial<StatusObject> | null | undefined,
+  value?: TResponse | null,
+  trailer?: Metadata,
+  flags?: number,
+) => void;
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * A unary method: the spec's `(call, callback)`, or `(call) => response` / `async (call) => response`.
+ * A handler that declares the callback parameter answers through it; otherwise its return value is sent.
+ */
+export type GrpcUnaryHandler<TRequest = unknown, TResponse = unknown> = (
+  call: GrpcUnaryCall<TRequest, TResponse>,
+  callback: GrpcCallback<TResponse>,
+) => Awaitable<TResponse | void>;
+
+/** A client-streaming method: `(call, callback)` or `async (call) => response` after reading the requests. */
+export type GrpcClientStreamHandler<TRequest = unknown, TResponse = unknown> = (
+  call: GrpcClientStreamCall<TRequest, TResponse>,
+  callback: GrpcCallback<TResponse>,
+) => Awaitable<TResponse | void>;
+
+/**
+ * A server-streaming method: write to the call and end it, or return an (async) iterable of responses.
+ * When an async handler's promise resolves, the stream is ended if the handler did not end it.
+ */
+export type GrpcServerStreamHandler<TRequest = unknown, TResponse = unknown> = (
+  call: GrpcServerStreamCall<TRequest, TResponse>,
+) => void | Promise<void> | AsyncIterable<TResponse> | Iterable<TResponse>;
+
+/** A bidirectional method: read and write the call; same ending rules as server streaming. */
+export type GrpcBidiHandler<TRequest = unknown, TResponse = unknown> = (
+  call: GrpcBidiCall<TRequest, TResponse>,
+) => void | Promise<void> | AsyncIterable<TResponse> | Iterable<TResponse>;
+
+/** Any grpc-js server call object, without our `ctx` (what handlers typed with grpc-js's own types expect). */
+export type GrpcAnyServerCall =
+  | ServerUnaryCall<unknown, unknown>
+  | ServerReadableStream<unknown, unknown>
+  | ServerWritableStream<unknown, unknown>
+  | ServerDuplexStream<unknown, unknown>;
+
+/**
+ * One method implementation, any kind. Declared with method syntax so that handlers typed with
+ * their own messages — through the `Grpc*Handler` aliases (which type `call.ctx`) or grpc-js's
+ * `handleUnaryCall`/`ServerDuplexStream`… types — are all accepted.
+ */
+export type GrpcMethodImplementation = {
+  bivarianceHack(call: GrpcAnyServerCall, callback: GrpcCallback): unknown;
+}['bivarianceHack'];
+
+/** The implementations of one service, by method name (`SayHello`, or its camelCase `sayHello`). */
+export type GrpcServiceImplementation = Record<string, GrpcMethodImplementation>;
+
+/** A middleware written for gRPC calls. */
+export type GrpcMiddleware = (ctx: GrpcContext, next: Next) => unknown;
+
+/** Options of `@grpc/proto-loader` (`includeDirs`, `keepCase`, `longs`, `enums`, `defaults`, `oneofs`…). */
+export type GrpcLoaderOptions = ProtoLoaderOptions;
+
+/** A package definition as `@grpc/proto-loader`'s `load`/`loadSync` returns it. */
+export type GrpcPackageDefinition = PackageDefinition;
+
+/** Health status of a service in `grpc.health.v1.Health`. */
+export type GrpcServingStatus = 'SERVING' | 'NOT_SERVING' | 'UNKNOWN';
+
+/** Configuration of the gRPC server (`protocols.grpc` of `createApp`, or `grpcPlugin(config)`). */
+export interface GrpcConfig {
+  /** Port of the gRPC server (0 picks a free port; read it from the plugin's `address`). @default 50051 */
+  port?: number;
+  /** Host/interface the gRPC server binds. @default '0.0.0.0' */
+  host?: string;
+  /** Required: fully-qualified service name (`<package>.<Service>`) → method implementations. */
+  services: Record<string, GrpcServiceImplementation>;
+  /** Transport security (`ServerCredentials.createSsl(...)`). @default ServerCredentials.createInsecure() */
+  credentials?: ServerCredentials;
+  /** The program's .proto file(s); loaded with `@grpc/proto-loader`. Give this or `packageDefinition`. */
+  protoPath?: string | string[];
+  /**
+   * Options for loading `protoPath`, merged over our defaults.
+   * @default { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }
+   */
+  loaderOptions?: GrpcLoaderOptions;
+  /** An already loaded package definition (from `@grpc/proto-loader`), instead of `protoPath`. */
+  packageDefinition?: GrpcPackageDefinition;
+  /** Serve `grpc.health.v1.Health` (SERVING while up, NOT_SERVING once close() starts). @default true */
+  health?: boolean;
+  /** Serve gRPC server reflection (`grpc.reflection.v1` and `v1alpha`). @default false */
+  reflection?: boolean;
+  /** Largest request message in bytes; larger ones are answered RESOURCE_EXHAUSTED. @default 4194304 (4 MiB) */
+  maxReceiveMessageLength?: number;
+  /** Largest response message in bytes; larger ones fail with RESOURCE_EXHAUSTED. @default unlimited */
+  maxSendMessageLength?: number;
+  /** How long close() lets in-flight calls finish (tryShutdown) before cutting them (forceShutdown), in ms. @default 5000 */
+  closeTimeout?: number;
+  /**
+   * Middleware run for every gRPC call, inside the app's `wrap()` wrappers (which always run).
+   * `'global'`: the app's `use()` middleware (as registered when listen() is called).
+   * An array: exactly these (may include `'global'` to splice the app's middleware in at that place).
+   * @default [] (only the app's wrappers)
+   */
+  middleware?: 'global' | ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'>;
+  /** Extra grpc-js server options (keepalive, compression…); the explicit options above win. @default {} */
+  serverOptions?: ChannelOptions;
+  /** Where server errors (INTERNAL causes) are reported. @default console.error */
+  onLog?: (message: string, error?: unknown) => void;
+}
+
+/** Where the gRPC server listens. */
+export interface GrpcAddress {
+  /** The bound host as configured (`0.0.0.0`, `127.0.0.1`, `::`…). */
+  host: string;
+  /** The bound port (the real one when 0 was configured). */
+  port: number;
+  /** A target a client on this machine can dial: `<host>:<port>`, with `localhost` for a wildcard host. */
+  target: string;
+}

@@ -1,0 +1,122 @@
+import type * as grpc from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { Application } from '@fw/core';
+import { grpcPlugin, validateGrpcConfig, type GrpcConfig } from '../src/index.js';
+import { PROTO } from './helpers.js';
+
+const noop = (): void => undefined;
+const base = (services: GrpcConfig['services']): GrpcConfig => ({ protoPath: PROTO, services });
+
+describe('validateGrpcConfig', () => {
+  it('accepts a valid config on the node-http adapter, or with the default adapter', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': { Unary: noop } }), 'node-http')).not.toThrow();
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': { Unary: noop } }))).not.toThrow();
+  });
+
+  it("accepts handlers typed with grpc-js's own handler types", () => {
+    const Unary: grpc.handleUnaryCall<{ message: string }, { message: string }> = (call, callback) => callback(null, { message: call.request.message });
+    const Bidi: grpc.handleBidiStreamingCall<{ message: string }, { message: string }> = (call) => call.end();
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': { Unary, Bidi } }))).not.toThrow();
+  });
+
+  it('accepts gRPC turned off', () => {
+    expect(() => validateGrpcConfig(false, 'bun')).not.toThrow();
+    expect(() => validateGrpcConfig(undefined, 'bun')).not.toThrow();
+  });
+
+  it('rejects gRPC on any adapter other than node-http, saying gRPC requires it', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': {} }), 'uws')).toThrow(
+      'gRPC requires the HTTP adapter "node-http", but adapter.type is "uws"',
+    );
+  });
+
+  it('rejects grpc: true, which names no services', () => {
+    expect(() => validateGrpcConfig(true, 'node-http')).toThrow('protocols.grpc is true, but gRPC needs `services`');
+  });
+
+  it('rejects a config without services', () => {
+    expect(() => validateGrpcConfig({ protoPath: PROTO } as GrpcConfig)).toThrow('gRPC config: `services` is required');
+    expect(() => validateGrpcConfig(base({}))).toThrow('`services` is empty');
+    expect(() => validateGrpcConfig(base([] as unknown as GrpcConfig['services']))).toThrow('`services` must be an object');
+  });
+
+  it('rejects a config that gives no proto', () => {
+    expect(() => validateGrpcConfig({ services: { 'fwtest.Echo': {} } })).toThrow('give `protoPath` (your .proto file) or `packageDefinition`');
+  });
+
+  it('reports a proto that cannot be loaded, keeping the cause', () => {
+    let caught: Error | undefined;
+    try {
+      validateGrpcConfig({ protoPath: '/nowhere/missing.proto', services: { 'fwtest.Echo': {} } });
+    } catch (err) {
+      caught = err as Error;
+    }
+    expect(caught?.message).toContain('could not load protoPath "/nowhere/missing.proto"');
+    expect(String((caught?.cause as Error | undefined)?.message)).toMatch(/ENOENT|no such file/);
+  });
+
+  it('names a service the proto does not define, listing the defined ones', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.Nope': {} }))).toThrow(`service "fwtest.Nope" is not defined in "${PROTO}". Defined services: fwtest.Echo, fwtest.Admin`);
+  });
+
+  it('suggests the full name for a service given without its package', () => {
+    expect(() => validateGrpcConfig(base({ Echo: {} }))).toThrow('Did you mean "fwtest.Echo"?');
+  });
+
+  it('rejects a message type given as a service', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.EchoRequest': {} }))).toThrow('"fwtest.EchoRequest" in');
+  });
+
+  it('names a method the proto does not declare, listing the declared ones', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.Admin': { Shout: noop } }))).toThrow(
+      `method "Shout" of service "fwtest.Admin" is not declared in "${PROTO}". Declared methods: WhoAmI`,
+    );
+  });
+
+  it('accepts the camelCase method name but not both spellings', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': { unaryAsync: noop } }))).not.toThrow();
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': { UnaryAsync: noop, unaryAsync: noop } }))).toThrow('implemented twice');
+  });
+
+  it('names an implementation that is not a function', () => {
+    expect(() => validateGrpcConfig(base({ 'fwtest.Echo': { Unary: 'nope' as unknown as () => void } }))).toThrow(
+      'services["fwtest.Echo"].Unary must be a function, got string',
+    );
+  });
+
+  it('accepts an already loaded package definition', () => {
+    const packageDefinition = loadSync(PROTO);
+    expect(() => validateGrpcConfig({ packageDefinition, services: { 'fwtest.Admin': { WhoAmI: noop } } })).not.toThrow();
+    expect(() => validateGrpcConfig({ packageDefinition, services: { 'fwtest.Gone': {} } })).toThrow('service "fwtest.Gone" is not defined in the packageDefinition');
+    expect(() => validateGrpcConfig({ packageDefinition, protoPath: PROTO, services: { 'fwtest.Admin': {} } })).toThrow('not both');
+  });
+
+  it.each([
+    [{ port: 70000 }, '`port` must be an integer from 0 to 65535'],
+    [{ port: 1.5 }, '`port` must be an integer'],
+    [{ host: '' }, '`host` must be a non-empty string'],
+    [{ closeTimeout: -1 }, '`closeTimeout` must be a number of milliseconds'],
+    [{ maxReceiveMessageLength: 0 }, '`maxReceiveMessageLength` must be a positive integer'],
+    [{ maxSendMessageLength: 'big' }, '`maxSendMessageLength` must be a positive integer'],
+    [{ health: 'yes' }, '`health` must be a boolean'],
+    [{ middleware: 'all' }, "`middleware` must be 'global' or an array"],
+    [{ middleware: [noop, 42] }, 'middleware at position 1 must be a function'],
+  ])('rejects a bad option value %p', (options, message) => {
+    expect(() => validateGrpcConfig({ ...base({ 'fwtest.Echo': {} }), ...(options as Partial<GrpcConfig>) })).toThrow(message);
+  });
+});
+
+describe('grpcPlugin', () => {
+  it('checks the config when it is created, before anything listens', () => {
+    expect(() => grpcPlugin(base({ 'fwtest.Nope': {} }))).toThrow('service "fwtest.Nope" is not defined');
+  });
+
+  it('registers under the name grpc, once per application', () => {
+    const plugin = grpcPlugin({ ...base({ 'fwtest.Echo': {} }), port: 0 });
+    const app = new Application();
+    app.register(plugin);
+    expect(app.getPlugin('grpc')).toBe(plugin);
+    expect(() => new Application().register(plugin)).toThrow('already registered on an application');
+    expect(plugin.address).toBeUndefined();
+  });
+});
