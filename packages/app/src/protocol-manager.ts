@@ -1,0 +1,38 @@
+import type { GraphQLPlugin } from '@fw/graphql';
+import type { GrpcAddress, GrpcPlugin } from '@fw/grpc';
+
+/** The schema object `getGraphQLSchema()` returns (graphql's GraphQLSchema). */
+export type GraphQLSchemaOf<P> = P extends { getSchema(): infer S } ? S : never;
+
+/**
+ * The protocols configured on an application (`app.getProtocolManager()`): the GraphQL endpoint
+ * and the gRPC server, each present only when configured.
+ */
+export class ProtocolManager {
+  constructor(
+    /** The GraphQL plugin, when `protocols.graphql` is configured. */
+    readonly graphql: GraphQLPlugin | undefined,
+    /** The gRPC plugin, when `protocols.grpc` is configured. */
+    readonly grpc: GrpcPlugin | undefined,
+  ) {}
+
+  /** The configured GraphQL schema, or undefined when GraphQL is not configured. */
+  getGraphQLSchema(): GraphQLSchemaOf<GraphQLPlugin> | undefined {
+    return this.graphql?.getSchema();
+  }
+
+  /** The path the GraphQL endpoint answers on, or undefined. */
+  getGraphQLPath(): string | undefined {
+    return this.graphql?.path;
+  }
+
+  /** Where the gRPC server listens once `listen()` has resolved, or undefined. */
+  getGrpcAddress(): GrpcAddress | undefined {
+    return this.grpc?.address;
+  }
+
+  /** The protocols in use, e.g. `['http', 'graphql', 'grpc']`. */
+  getProtocols(): string[] {
+    return ['http', ...(this.graphql ? ['graphql'] : []), ...(this.grpc ? ['grpc'] : [])];
+  }
+}
