@@ -1,13 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { compose, type ComposedMiddleware } from './compose.js';
 import { Context, type ContextSettings, type TrustProxy } from './context.js';
 import { errorBody, HTTPError, toHTTPError } from './http-error.js';
-import { DEFAULT_BODY_LIMIT } from './internal/body.js';
+import { DEFAULT_BODY_LIMIT, hasBody } from './internal/body.js';
 import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
 import { DEFAULT_MAX_KEYS } from './internal/query.js';
+import { RESOLVED } from './internal/resolved.js';
 import { Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
+
+/** How long `close()` leaves idle kept-alive connections open for requests already on the way. */
+const IDLE_GRACE_MS = 500;
+
+/** `net.Server#close`: stops listening without http's sweep of idle connections. */
+const netServerClose = NetServer.prototype.close as (this: Server, callback: () => void) => Server;
 
 /** Server time-outs, in milliseconds. */
 export interface TimeoutConfig {
@@ -58,7 +65,19 @@ export interface Plugin {
 
 type Hook<T = void> = (arg: T) => unknown;
 
-const RESOLVED: Promise<void> = Promise.resolve();
+/** Records the 404 for a request nobody answered. */
+function answerMissing(ctx: Context): void {
+  if (!ctx.responded) ctx._notFound();
+}
+
+/** Gives an unanswered request its 404 once `pending` settles; synchronous handlers skip the extra promise. */
+function settleMissing(ctx: Context, pending: Promise<void>): Promise<void> {
+  if (pending === RESOLVED) {
+    answerMissing(ctx);
+    return RESOLVED;
+  }
+  return pending.then(() => answerMissing(ctx));
+}
 
 /**
  * The application: a router whose `use(mw)` middleware runs for every request (matched or not),
@@ -197,7 +216,16 @@ export class Application extends Router {
     const ctx = new Context(req, res, this.settings);
     if (this.closing) {
       res.setHeader('connection', 'close');
-      this.fail(ctx, new HTTPError(503, 'Server is shutting down'));
+      const refuse = (): void => this.fail(ctx, new HTTPError(503, 'Server is shutting down'));
+      // Read the body first: closing a socket with unread data makes the kernel send a reset,
+      // which can destroy the 503 before the client reads it.
+      if (hasBody(req) && !req.complete) {
+        let refused = false;
+        const once = (): void => {
+          if (!refused) (refused = true), refuse();
+        };
+        req.once('end', once).once('error', once).resume();
+      } else refuse();
       return;
     }
     if (ctx.url.length > this.config.maxUrlLength) {
@@ -246,7 +274,8 @@ export class Application extends Router {
     const server = createServer(
       {
         requestTimeout: timeouts.request,
-        headersTimeout: timeouts.headers,
+        // The headers are part of the request: node refuses a header time-out longer than the request's.
+        headersTimeout: Math.min(timeouts.headers, timeouts.request),
         keepAliveTimeout: timeouts.keepAlive,
         // Node checks the two time-outs above on this interval (30 s by default).
         connectionsCheckingInterval: Math.min(1000, timeouts.headers, timeouts.request),
@@ -293,16 +322,31 @@ export class Application extends Router {
   private async shutdown(): Promise<void> {
     this.closing = true;
     const server = this.server;
+    let timers: NodeJS.Timeout[] = [];
     const drained = server === undefined
       ? RESOLVED
       : new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
+          // Stop accepting connections without node's immediate sweep of idle kept-alive sockets:
+          // a client may be sending its next request on one right now, and cutting it would lose
+          // that request. Requests that arrive during the grace get 503 with Connection: close.
+          netServerClose.call(server, () => resolve());
+          const sweep = (): void => {
+            server.closeIdleConnections();
+          };
+          const grace = setTimeout(() => {
+            // http's own close() clears its time-out checker and closes what is idle now; the
+            // "not running" error it reports is expected, since listening already stopped.
+            server.close(() => undefined);
+            // A response that started streaming before close() was called keeps its connection
+            // alive when it ends, so keep closing connections that turn idle.
+            timers.push(setInterval(sweep, 100));
+          }, Math.min(IDLE_GRACE_MS, this.config.closeTimeout));
+          const force = setTimeout(() => server.closeAllConnections(), this.config.closeTimeout);
+          timers = [grace, force];
+          for (const timer of timers) timer.unref();
         });
-    const timer = server === undefined ? undefined : setTimeout(() => server.closeAllConnections(), this.config.closeTimeout);
-    timer?.unref();
     const results = await Promise.allSettled([drained, ...this.closeHooks.map(async (hook) => hook())]);
-    if (timer) clearTimeout(timer);
+    for (const timer of timers) clearTimeout(timer);
     const closedResults = await Promise.allSettled(this.closedHooks.map(async (hook) => hook()));
     for (const result of [...results, ...closedResults]) if (result.status === 'rejected') this.log('Error while closing', result.reason);
     this.server = undefined;
@@ -313,7 +357,11 @@ export class Application extends Router {
     if (this.dispatcher !== undefined && this.dispatcher.version === this._version) return this.dispatcher;
     const stage = this.routeStage;
     const chain = [...this.wrappers, ...this._middleware];
-    const run: ComposedMiddleware<Context> = chain.length === 0 ? (ctx) => stage(ctx) : compose<Context>([...(chain as Middleware<Context>[]), (ctx) => stage(ctx)]);
+    // With global middleware around it, a request nobody answered is given its 404 here, so that
+    // the middleware sees `ctx.statusCode === 404` after `await next()` (a logger logs 404s).
+    const run: ComposedMiddleware<Context> = chain.length === 0
+      ? (ctx) => stage(ctx)
+      : compose<Context>([...(chain as Middleware<Context>[]), (ctx) => settleMissing(ctx, stage(ctx))]);
     this.dispatcher = { version: this._version, run };
     return this.dispatcher;
   }
@@ -335,65 +383,88 @@ export class Application extends Router {
     const found = this._match(ctx.method, path);
     if (found === null) {
       if (this.notFoundHandler !== undefined) return this.notFoundHandler(ctx);
-      ctx.json({ error: true, message: 'Not Found', code: 404 }, 404);
+      ctx._notFound();
       return RESOLVED;
     }
-    ctx.params = found.params;
+    if (found.value.dynamic) ctx.params = found.params;
     ctx.route = found.value.route;
     if (ctx._needsBody) return ctx.parseBody().then(() => found.value.chain(ctx));
     return found.value.chain(ctx);
   };
 
-  private finish(ctx: Context): void {
+  /** Writes what the chain recorded; a failure while writing goes to `onFailure`. */
+  private finish(ctx: Context, onFailure: (ctx: Context, err: unknown) => void = this.fail): void {
     try {
       if (this.closing && !ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
       ctx._flush();
     } catch (err) {
-      this.fail(ctx, err);
+      onFailure.call(this, ctx, err);
     }
   }
 
+  /** Answers a thrown value: through the custom error handler if there is one, else the default body. */
   private fail(ctx: Context, thrown: unknown): void {
     const error = toHTTPError(thrown);
     if (error.statusCode >= 500) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
     const res = ctx.res;
-    if (res.headersSent || res.writableEnded) {
+    if (ctx._rawInUse()) {
       // The response is already on the wire: all that is left is to cut it short.
       if (!res.writableEnded) res.destroy();
       return;
     }
-    if (this.errorHandler !== undefined) {
-      const handler = this.errorHandler;
-      ctx._resetResponse();
-      let result: unknown;
-      try {
-        result = handler(error, ctx);
-      } catch (err) {
-        this.log('The error handler threw', err);
-        this.sendError(ctx, error);
-        return;
-      }
-      Promise.resolve(result).then(
-        () => (ctx.responded ? this.finish(ctx) : this.sendError(ctx, error)),
-        (err: unknown) => {
-          this.log('The error handler threw', err);
-          this.sendError(ctx, error);
-        },
-      );
+    const handler = this.errorHandler;
+    if (handler === undefined) {
+      this.sendError(ctx, error);
       return;
     }
-    this.sendError(ctx, error);
+    // The custom handler starts from a clean response carrying the error's own headers.
+    try {
+      this.prepareError(ctx, error);
+    } catch (err) {
+      this.handlerFailed(ctx, err);
+      return;
+    }
+    let result: unknown;
+    try {
+      result = handler(error, ctx);
+    } catch (err) {
+      this.handlerFailed(ctx, err);
+      return;
+    }
+    const done = (): void => {
+      if (ctx.responded) this.finish(ctx, this.handlerFailed);
+      else this.sendError(ctx, error);
+    };
+    if (result instanceof Promise) result.then(done, (err: unknown) => this.handlerFailed(ctx, err));
+    else done();
   }
 
+  /** The custom error handler threw (or its answer could not be written): the default answer for that failure. */
+  private handlerFailed(ctx: Context, err: unknown): void {
+    this.log('The error handler threw', err);
+    if (ctx._rawInUse()) {
+      if (!ctx.res.writableEnded) ctx.res.destroy();
+      return;
+    }
+    this.sendError(ctx, toHTTPError(err));
+  }
+
+  /** Clears what the chain recorded and sets the error's headers. */
+  private prepareError(ctx: Context, error: HTTPError): void {
+    const res = ctx.res;
+    ctx._resetResponse();
+    res.removeHeader('content-type');
+    res.removeHeader('content-length');
+    if (error.headers !== undefined) for (const [key, value] of Object.entries(error.headers)) res.setHeader(key, value);
+    if (this.closing) res.setHeader('connection', 'close');
+  }
+
+  /** Sends the default error body `{ error: true, message, code, details? }`. */
   private sendError(ctx: Context, error: HTTPError): void {
     const res = ctx.res;
-    if (res.headersSent || res.writableEnded) return;
+    if (ctx._rawInUse()) return;
     try {
-      ctx._resetResponse();
-      res.removeHeader('content-type');
-      res.removeHeader('content-length');
-      if (error.headers !== undefined) for (const [key, value] of Object.entries(error.headers)) res.setHeader(key, value);
-      if (this.closing) res.setHeader('connection', 'close');
+      this.prepareError(ctx, error);
       ctx.json(errorBody(error), error.statusCode);
       ctx._flush();
     } catch (err) {

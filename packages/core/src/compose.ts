@@ -1,10 +1,16 @@
+import { RESOLVED } from './internal/resolved.js';
 import type { Middleware, Next } from './types.js';
 
 /** A composed chain: runs its middleware in order, then `next` if given. */
 export type ComposedMiddleware<C> = (ctx: C, next?: Next) => Promise<void>;
 
-const RESOLVED: Promise<void> = Promise.resolve();
-const noop: Next = () => RESOLVED;
+/** The promise to wait for when a middleware returned no native promise: a thenable's, or none. */
+function settle(result: unknown): Promise<void> {
+  if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+    return Promise.resolve(result as PromiseLike<void>);
+  }
+  return RESOLVED;
+}
 
 /**
  * Composes middleware with Koa semantics: each one gets `next`, work after `await next()`
@@ -24,13 +30,19 @@ export function compose<C>(middleware: ReadonlyArray<Middleware<C>>): ComposedMi
   if (length === 0) return (_ctx, next) => (next ? next() : RESOLVED);
 
   if (length === 1) {
-    // One handler: no dispatcher needed. A second `next()` call only re-runs the outer `next`
-    // guard, so the double-call check still holds there.
+    // One handler (the common route): no dispatcher, just a guard so that a second `next()`
+    // still rejects as the Koa rule says.
     const only = stack[0]!;
     return (ctx, next) => {
+      let called = false;
+      const guarded: Next = () => {
+        if (called) return Promise.reject(new Error('next() called multiple times in one middleware'));
+        called = true;
+        return next ? next() : RESOLVED;
+      };
       try {
-        const result = only(ctx, next ?? noop);
-        return result instanceof Promise ? (result as Promise<void>) : RESOLVED;
+        const result = only(ctx, guarded);
+        return result instanceof Promise ? (result as Promise<void>) : settle(result);
       } catch (err) {
         return Promise.reject(err);
       }
@@ -46,7 +58,7 @@ export function compose<C>(middleware: ReadonlyArray<Middleware<C>>): ComposedMi
       if (fn === undefined) return RESOLVED;
       try {
         const result = fn(ctx, () => dispatch(i + 1));
-        return result instanceof Promise ? (result as Promise<void>) : RESOLVED;
+        return result instanceof Promise ? (result as Promise<void>) : settle(result);
       } catch (err) {
         return Promise.reject(err);
       }

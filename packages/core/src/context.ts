@@ -15,6 +15,8 @@ export interface ContextSettings {
 export type TrustProxy = boolean | number | string[];
 
 const NO_BODY = Symbol('no-body');
+const NOT_FOUND_BODY = { error: true, message: 'Not Found', code: 404 } as const;
+const NOT_FOUND_TEXT = JSON.stringify(NOT_FOUND_BODY);
 type Pending = string | Buffer | typeof NO_BODY;
 
 /**
@@ -46,6 +48,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
 
   /** @internal */ _status = 0;
   /** @internal */ _payload: Pending = NO_BODY;
+  /** @internal Whether the Content-Type header was set by json()/text() (a later call may replace it). */
+  _autoType = false;
   /** @internal */ _settings: ContextSettings;
   private _query: TQuery | undefined = undefined;
   private _body: TBody | undefined = undefined;
@@ -125,6 +129,9 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     if (!hasBody(this.req)) return this._body as TBody;
     const kind = bodyKind(this.headers['content-type']);
     if (kind === undefined) return this._body as TBody;
+    // Middleware that read the raw stream itself (a webhook signature check) leaves nothing to
+    // parse: waiting for an 'end' that already happened would hang the request.
+    if (this.req.readableEnded) return this._body as TBody;
     const raw = await readBody(this.req, this._settings.bodyLimit);
     this._body = parseBody(kind, raw, this._settings.maxKeys) as TBody;
     return this._body as TBody;
@@ -135,23 +142,29 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     return !this._bodyRead && hasBody(this.req);
   }
 
-  /** Sends `data` as JSON with `status` (default: the status set with `status()`, else 200). */
+  /**
+   * Sends `data` as JSON with `status` (default: the status set with `status()`, else 200).
+   * A Content-Type the handler set itself is kept. Ignored once the response has been sent.
+   */
   json(data: unknown, status?: number): void {
+    if (this._sent()) return;
     if (status !== undefined) this.status(status);
     const text = JSON.stringify(data);
     this._payload = text === undefined ? 'null' : text;
-    if (!this.res.hasHeader('content-type')) this.res.setHeader('content-type', 'application/json; charset=utf-8');
+    this._type('application/json; charset=utf-8');
   }
 
-  /** Sends plain text with `status` (default: the status set with `status()`, else 200). */
+  /** Sends plain text with `status` (default: the status set with `status()`, else 200). Ignored once sent. */
   text(data: string, status?: number): void {
+    if (this._sent()) return;
     if (status !== undefined) this.status(status);
     this._payload = String(data);
-    if (!this.res.hasHeader('content-type')) this.res.setHeader('content-type', 'text/plain; charset=utf-8');
+    this._type('text/plain; charset=utf-8');
   }
 
-  /** Sends a string or Buffer as it is; set the content type yourself. */
+  /** Sends a string or Buffer as it is; set the content type yourself. Ignored once sent. */
   send(data: string | Buffer, status?: number): void {
+    if (this._sent()) return;
     if (status !== undefined) this.status(status);
     this._payload = data;
   }
@@ -163,10 +176,26 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     return this;
   }
 
-  /** Sets a response header. Chainable. */
+  /** Sets a response header. Chainable. Ignored once the headers have been sent (as in Koa). */
   setHeader(key: string, value: string | number | readonly string[]): this {
+    if (this.res.headersSent) return this;
     this.res.setHeader(key, value);
+    if (this._autoType && key.length === 12 && key.toLowerCase() === 'content-type') this._autoType = false;
     return this;
+  }
+
+  /** Whether the raw response has gone out (written directly, or flushed by the framework). */
+  private _sent(): boolean {
+    return this.res.headersSent || this.res.writableEnded;
+  }
+
+  /** Sets the content type of json()/text() unless the handler chose its own. */
+  private _type(value: string): void {
+    const res = this.res;
+    if (this._autoType || !res.hasHeader('content-type')) {
+      res.setHeader('content-type', value);
+      this._autoType = true;
+    }
   }
 
   /** The status the response has or will have (0 while nothing has been decided). */
@@ -178,7 +207,13 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
 
   /** Whether a response has been decided (a body or status set, or the raw response written). */
   get responded(): boolean {
-    return this._status !== 0 || this._payload !== NO_BODY || this.res.headersSent || this.res.writableEnded;
+    return this._status !== 0 || this._payload !== NO_BODY || this._rawInUse();
+  }
+
+  /** @internal Records the standard 404 answer `{ error: true, message: 'Not Found', code: 404 }`. */
+  _notFound(): void {
+    this._resetResponse();
+    this.json(NOT_FOUND_BODY, 404);
   }
 
   /** @internal Forgets what was set so far (used before writing an error response). */
@@ -187,10 +222,20 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     this._payload = NO_BODY;
   }
 
+  /**
+   * @internal Whether the handler took over the raw response: wrote to it, ended it, or piped a
+   * stream into it that has not written yet (a piped source registers an 'unpipe' listener on
+   * its destination synchronously, so this holds from the `pipe()` call on).
+   */
+  _rawInUse(): boolean {
+    const res = this.res;
+    return res.headersSent || res.writableEnded || res.listenerCount('unpipe') !== 0;
+  }
+
   /** @internal Writes the recorded response, unless the raw response was already used. */
   _flush(): void {
+    if (this._rawInUse()) return;
     const res = this.res;
-    if (res.headersSent || res.writableEnded) return;
     const payload = this._payload;
     const status = this._status !== 0 ? this._status : payload === NO_BODY ? 404 : 200;
     res.statusCode = status;
@@ -203,7 +248,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     if (payload === NO_BODY) {
       if (this._status === 0) {
         // Nothing answered at all: the standard 404 body.
-        writeJson(res, '{"error":true,"message":"Not Found","code":404}', this.method === 'HEAD');
+        writeJson(res, NOT_FOUND_TEXT, this.method === 'HEAD');
         return;
       }
       res.setHeader('content-length', 0);

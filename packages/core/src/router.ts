@@ -22,7 +22,7 @@ export const ROUTE_SCHEMA: unique symbol = Symbol.for('fw.route.schema');
 export const ROUTE_META: unique symbol = Symbol.for('fw.route.meta');
 
 /** Handlers for a route at path `P`: middleware followed by the final handler. */
-export type RouteHandlers<P extends string> = Array<Middleware<RouteContext<P>> | AnyMiddleware>;
+export type RouteHandlers<P extends string> = Array<Middleware<RouteContext<P>>>;
 
 interface RouteEntry {
   kind: 'route';
@@ -43,6 +43,8 @@ interface MountEntry {
 export interface CompiledRoute {
   route: Route;
   chain: ComposedMiddleware<Context>;
+  /** Whether the path has `:name` segments (static matches leave `ctx.params` as it is). */
+  dynamic: boolean;
 }
 
 /** Joins a prefix and a path: `/api` + `/users` → `/api/users`, `/api` + `/` → `/api`. */
@@ -87,35 +89,51 @@ export class Router {
   }
 
   /** Registers a GET route. */
-  get<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  get<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  get(path: string, ...handlers: AnyMiddleware[]): this;
+  get(path: string, ...handlers: unknown[]): this {
     return this.add(['GET'], path, handlers);
   }
   /** Registers a POST route. */
-  post<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  post<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  post(path: string, ...handlers: AnyMiddleware[]): this;
+  post(path: string, ...handlers: unknown[]): this {
     return this.add(['POST'], path, handlers);
   }
   /** Registers a PUT route. */
-  put<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  put<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  put(path: string, ...handlers: AnyMiddleware[]): this;
+  put(path: string, ...handlers: unknown[]): this {
     return this.add(['PUT'], path, handlers);
   }
   /** Registers a PATCH route. */
-  patch<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  patch<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  patch(path: string, ...handlers: AnyMiddleware[]): this;
+  patch(path: string, ...handlers: unknown[]): this {
     return this.add(['PATCH'], path, handlers);
   }
   /** Registers a DELETE route. */
-  delete<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  delete<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  delete(path: string, ...handlers: AnyMiddleware[]): this;
+  delete(path: string, ...handlers: unknown[]): this {
     return this.add(['DELETE'], path, handlers);
   }
   /** Registers an OPTIONS route. */
-  options<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  options<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  options(path: string, ...handlers: AnyMiddleware[]): this;
+  options(path: string, ...handlers: unknown[]): this {
     return this.add(['OPTIONS'], path, handlers);
   }
   /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
-  head<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  head<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  head(path: string, ...handlers: AnyMiddleware[]): this;
+  head(path: string, ...handlers: unknown[]): this {
     return this.add(['HEAD'], path, handlers);
   }
   /** Registers a route for every HTTP method. */
-  all<P extends string>(path: P, ...handlers: RouteHandlers<P>): this {
+  all<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
+  all(path: string, ...handlers: AnyMiddleware[]): this;
+  all(path: string, ...handlers: unknown[]): this {
     return this.add(HTTP_METHODS, path, handlers);
   }
 
@@ -136,10 +154,11 @@ export class Router {
   }
 
   /** Adds middleware to this router's routes, or mounts a router under a prefix. */
-  use(middleware: AnyMiddleware | Middleware): this;
+  use(middleware: Middleware): this;
+  use(middleware: AnyMiddleware): this;
   use(prefix: string, router: Router): this;
   use(router: Router): this;
-  use(first: string | Router | AnyMiddleware | Middleware, second?: Router): this {
+  use(first: string | Router | Middleware | AnyMiddleware, second?: Router): this {
     if (typeof first === 'string') {
       if (!(second instanceof Router)) throw new TypeError('use(prefix, router) needs a Router');
       return this.mount(first, second);
@@ -154,7 +173,7 @@ export class Router {
   /** Finds the route for a method and path: `{ route, params }` or null. */
   findRoute(method: string, path: string): RouteMatch | null {
     const found = this._match(method.toUpperCase(), path);
-    return found === null ? null : { route: found.value.route, params: found.params };
+    return found === null ? null : { route: found.value.route, params: { ...found.params } };
   }
 
   /** Every route with its full path, in registration order. */
@@ -207,30 +226,37 @@ export class Router {
     if (this._compiled !== undefined && this._compiled.version === this._version) return this._compiled;
     const matcher = new TrieMatcher<CompiledRoute>();
     const routes: Route[] = [];
-    Router._walk(this, '', [], !this._ownMiddlewareInChain(), (methods, route, chain) => {
+    Router._walk(this, '', [], [], !this._ownMiddlewareInChain(), (methods, route, chain) => {
+      const dynamic = route.path.indexOf('/:') !== -1;
       for (const method of methods) {
         const record: Route = { ...route, method };
         routes.push(record);
-        matcher.add(method, record.path, { route: record, chain });
+        matcher.add(method, record.path, { route: record, chain, dynamic });
       }
     });
     this._compiled = { version: this._version, matcher, routes };
     return this._compiled;
   }
 
-  /** Walks the router tree in registration order, emitting each route with its full chain. */
+  /**
+   * Walks the router tree in registration order, emitting each route with its full chain.
+   * `around` is middleware that runs around the routes without being in their chain (the
+   * application's global middleware): it still contributes schema and meta to the records.
+   */
   private static _walk(
     router: Router,
     base: string,
     inherited: AnyMiddleware[],
+    around: AnyMiddleware[],
     skipOwn: boolean,
     emit: (methods: readonly HTTPMethod[], route: Omit<Route, 'method'>, chain: ComposedMiddleware<Context>) => void,
   ): void {
     const prefix = joinPaths(base, router._prefix);
     const middleware = skipOwn ? inherited : [...inherited, ...router._middleware];
+    const outside = skipOwn ? [...around, ...router._middleware] : around;
     for (const entry of router._entries) {
       if (entry.kind === 'mount') {
-        Router._walk(entry.router, joinPaths(prefix, entry.prefix), middleware, false, emit);
+        Router._walk(entry.router, joinPaths(prefix, entry.prefix), middleware, outside, false, emit);
         continue;
       }
       const handler = entry.handlers[entry.handlers.length - 1]!;
@@ -241,9 +267,10 @@ export class Router {
         handler,
         middleware: own,
       };
-      const schema = mergeSchema(entry.schema, chainList);
+      const described = outside.length === 0 ? chainList : [...outside, ...chainList];
+      const schema = mergeSchema(entry.schema, described);
       if (schema !== undefined) route.schema = schema;
-      const meta = mergeMeta(entry.meta, chainList);
+      const meta = mergeMeta(entry.meta, described);
       if (meta !== undefined) route.meta = meta;
       emit(entry.methods, route, compose<Context>(chainList as Middleware<Context>[]));
     }

@@ -79,7 +79,7 @@ export interface RouterConfig {
   /** Prepended to every route of this router. */
   prefix?: string;
   /** Middleware applied to every route of this router. */
-  middleware?: AnyMiddleware[];
+  middleware?: Middleware[];
 }
 
 /** A route given as a record to `router.route()`. */

@@ -52,6 +52,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.removeListener('end', onEnd);
       req.removeListener('error', onError);
       req.removeListener('aborted', onAborted);
+      req.removeListener('close', onClose);
       if (err) reject(err);
       else resolve(value!);
     };
@@ -68,10 +69,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onEnd = (): void => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     const onError = (err: Error): void => finish(new HTTPError(400, 'Request body could not be read', undefined, { cause: err }));
     const onAborted = (): void => finish(new HTTPError(400, 'Request aborted by the client'));
+    // A request destroyed without 'aborted' or 'error' (socket cut by a time-out) must not leave us waiting.
+    const onClose = (): void => finish(new HTTPError(400, 'Request closed before its body was complete'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('aborted', onAborted);
+    req.on('close', onClose);
   });
 }
 

@@ -1,0 +1,32 @@
+import { jwtVerifier, type JwtClaims } from '@fw/app';
+import { SignJWT } from 'jose';
+import { JWT_AUDIENCE, JWT_ISSUER } from './config.js';
+import type { User } from './domain/types.js';
+
+/** The user a verified token stands for, as `ctx.user` holds it. */
+export interface DemoUser extends JwtClaims {
+  sub: string;
+  roles: string[];
+}
+
+/** Checks the demo's HS256 tokens: signature, issuer, audience and expiry. */
+export function demoVerifier(secret: string) {
+  return jwtVerifier({ secret, issuer: JWT_ISSUER, audience: JWT_AUDIENCE, clockTolerance: 5 });
+}
+
+/** Signs a token for a user (the demo has no login endpoint: the spec defines none). */
+export async function mintToken(user: Pick<User, 'id' | 'roles'>, secret: string, expiresIn = '12h'): Promise<string> {
+  return new SignJWT({ roles: user.roles })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(user.id)
+    .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** The user id of a verified token. */
+export function userIdOf(user: unknown): string | undefined {
+  return typeof user === 'object' && user !== null && typeof (user as DemoUser).sub === 'string' ? (user as DemoUser).sub : undefined;
+}

@@ -1,0 +1,40 @@
+/** The demo's settings, from environment variables with development defaults. */
+export interface DemoConfig {
+  host: string;
+  port: number;
+  grpcPort: number;
+  jwtSecret: string;
+  /** Requests per minute per client before 429. */
+  rateLimitMax: number;
+  tracingExporter: 'console' | 'otlp' | 'none';
+  /** Log one line per request. */
+  logRequests: boolean;
+}
+
+/** The secret the demo signs and checks its tokens with unless JWT_SECRET is set. Development only. */
+export const DEV_JWT_SECRET = 'fw-demo-development-secret-change-me';
+export const JWT_ISSUER = 'fw-demo';
+export const JWT_AUDIENCE = 'fw-demo-api';
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  const exporter = env.TRACING_EXPORTER ?? 'none';
+  if (exporter !== 'console' && exporter !== 'otlp' && exporter !== 'none') {
+    throw new Error(`TRACING_EXPORTER must be console, otlp or none (got "${exporter}")`);
+  }
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: intFrom(env.PORT, 3000, 'PORT'),
+    grpcPort: intFrom(env.GRPC_PORT, 50051, 'GRPC_PORT'),
+    jwtSecret: env.JWT_SECRET ?? DEV_JWT_SECRET,
+    rateLimitMax: intFrom(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'),
+    tracingExporter: exporter,
+    logRequests: env.LOG_REQUESTS !== '0',
+  };
+}
+
+function intFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer (got "${value}")`);
+  return n;
+}

@@ -1,0 +1,42 @@
+import { readConfig } from './config.js';
+import { startDemo } from './server.js';
+
+const config = readConfig();
+const demo = await startDemo(config);
+
+console.log(`
+fw demo bookstore is up — one app, three protocols
+  REST      ${demo.restUrl}/api/v1/books   (v2: ${demo.restUrl}/api/v2/books)
+  GraphQL   ${demo.graphqlUrl}   (open it in a browser for the playground)
+  gRPC      ${demo.grpcTarget}   (service bookstore.Catalog, proto: apps/demo/proto/bookstore.proto)
+
+  Admin token (write routes, e.g. POST /api/v1/books):
+    ${demo.adminToken}
+  Customer token (orders):
+    ${demo.customerToken}
+
+  Try: curl ${demo.restUrl}/api/v2/books?genre=fiction
+       curl -H "authorization: Bearer <token>" ${demo.restUrl}/api/v1/me
+  Tour of all three protocols: npx -y pnpm@10.34.9 demo:tour   (tracing exporter: ${config.tracingExporter}; set TRACING_EXPORTER=console|otlp)
+  Stop with Ctrl+C (graceful: in-flight requests finish).
+`);
+console.log(`READY ${JSON.stringify({ rest: demo.restUrl, graphql: demo.graphqlUrl, grpc: demo.grpcTarget, adminToken: demo.adminToken, customerToken: demo.customerToken })}`);
+
+let stopping = false;
+function stop(signal: string): void {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal} received: finishing in-flight requests, then exiting`);
+  demo.close().then(
+    () => {
+      console.log('demo stopped');
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error('shutdown failed', err);
+      process.exit(1);
+    },
+  );
+}
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,23 @@
+import { createHandler, Router } from '@fw/app';
+import type { Store } from '../domain/store.js';
+import type { Book } from '../domain/types.js';
+import { BookId, BookListQuery } from './schemas.js';
+
+/** v2 of a book: the price as an amount with its currency. */
+function present(book: Book) {
+  const { priceCents, ...rest } = book;
+  return { ...rest, price: { amount: (priceCents / 100).toFixed(2), currency: 'EUR' }, inStock: book.stock > 0 };
+}
+
+/** REST API v2: paginated envelopes and prices with a currency. Coexists with v1. */
+export function restV2(store: Store): Router {
+  const router = new Router();
+  router.get('/books', ...createHandler({ query: BookListQuery }, async (ctx) => {
+    const page = await store.listBooks(ctx.query);
+    ctx.json({ ...page, items: page.items.map(present) });
+  }));
+  router.get('/books/:id', ...createHandler({ params: BookId }, async (ctx) => {
+    ctx.json(present(await store.getBook(ctx.params.id)));
+  }));
+  return router;
+}

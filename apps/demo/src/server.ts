@@ -1,0 +1,123 @@
+import {
+  authenticate,
+  cors,
+  createApp,
+  errorBody,
+  logger,
+  rateLimit,
+  toHTTPError,
+  type App,
+  type Middleware,
+} from '@fw/app';
+import { demoVerifier, mintToken, type DemoUser } from './auth.js';
+import type { DemoConfig } from './config.js';
+import { InMemoryRepository, SEED } from './domain/repository.js';
+import { Store } from './domain/store.js';
+import { buildBookstoreSchema, rootValue, type GraphQLContext } from './graphql/schema.js';
+import { catalogService, PROTO_PATH } from './grpc/services.js';
+import { restV1 } from './rest/v1.js';
+import { restV2 } from './rest/v2.js';
+
+export interface RunningDemo {
+  app: App;
+  store: Store;
+  restUrl: string;
+  graphqlUrl: string;
+  grpcTarget: string;
+  /** A token for the seeded admin (write routes), and one for a plain customer. */
+  adminToken: string;
+  customerToken: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The application's own error middleware (the spec's conventional try/catch around `next`): the
+ * standard body plus a request id, and unexpected errors logged with the id.
+ */
+function errorMiddleware(log: (line: string) => void): Middleware {
+  let counter = 0;
+  return async function errors(ctx, next) {
+    const requestId = typeof ctx.headers['x-request-id'] === 'string' ? ctx.headers['x-request-id'] : `req-${(++counter).toString(36)}`;
+    ctx.setHeader('x-request-id', requestId);
+    try {
+      await next();
+    } catch (err) {
+      const error = toHTTPError(err);
+      if (error.statusCode >= 500) log(`[${requestId}] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      if (error.headers) for (const [key, value] of Object.entries(error.headers)) ctx.setHeader(key, value);
+      ctx.json({ ...errorBody(error), requestId }, error.statusCode);
+    }
+  };
+}
+
+/** Builds the demo application: one app, three protocols, the same store behind each. */
+export function buildDemoApp(store: Store, config: DemoConfig): App {
+  const verifier = demoVerifier(config.jwtSecret);
+  const app = createApp({
+    adapter: { type: 'node-http' },
+    observability: { tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter } },
+    protocols: {
+      graphql: {
+        schema: buildBookstoreSchema(),
+        rootValue: rootValue(store),
+        // The spec's context factory: it reads the raw request's `authorization` header itself.
+        context: async (req): Promise<GraphQLContext> => {
+          const header = req.headers.authorization;
+          if (header === undefined || !header.startsWith('Bearer ')) return { user: undefined };
+          return { user: (await verifier(header.slice(7))) as DemoUser };
+        },
+      },
+      grpc: {
+        port: config.grpcPort,
+        host: config.host,
+        protoPath: PROTO_PATH,
+        // The app's global middleware (rate limit, optional authentication) runs for gRPC calls too.
+        middleware: 'global',
+        services: { 'bookstore.Catalog': catalogService(store) },
+      },
+    },
+  });
+
+  app.use(cors({ origin: '*', exposedHeaders: ['x-request-id', 'traceparent', 'x-ratelimit-remaining'] }));
+  if (config.logRequests) app.use(logger());
+  app.use(errorMiddleware((line) => console.error(line)));
+  app.use(rateLimit({ windowMs: 60_000, maxRequests: config.rateLimitMax }));
+  // Fills ctx.user when a token is sent (every protocol); routes that need one say so below.
+  app.use(authenticate({ verifier, optional: true }));
+
+  // The global authenticate above already verified any token sent; this only insists on one,
+  // answering 401 with WWW-Authenticate through the strict middleware when there is none.
+  const strict = authenticate({ verifier });
+  const requireAuth: Middleware = (ctx, next) => (ctx.user !== undefined ? next() : strict(ctx, next));
+  app.get('/', (ctx) =>
+    ctx.json({
+      service: 'fw demo bookstore',
+      rest: ['/api/v1/books', '/api/v2/books'],
+      graphql: app.getProtocolManager()?.getGraphQLPath(),
+      grpc: app.getProtocolManager()?.getGrpcAddress()?.target,
+    }),
+  );
+  app.get('/healthz', (ctx) => ctx.json({ ok: true }));
+  app.use('/api/v1', restV1(store, requireAuth));
+  app.use('/api/v2', restV2(store));
+  return app;
+}
+
+/** Starts the demo: seeded store, app, HTTP and gRPC listeners, demo tokens. */
+export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
+  const store = new Store(new InMemoryRepository(SEED));
+  const app = buildDemoApp(store, config);
+  const info = await app.listen(config.port, config.host);
+  const manager = app.getProtocolManager()!;
+  const [admin, customer] = SEED.users;
+  return {
+    app,
+    store,
+    restUrl: info.url,
+    graphqlUrl: `${info.url}${manager.getGraphQLPath()}`,
+    grpcTarget: manager.getGrpcAddress()!.target,
+    adminToken: await mintToken(admin!, config.jwtSecret),
+    customerToken: await mintToken(customer!, config.jwtSecret),
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,209 @@
+import * as http from 'node:http';
+import * as grpc from '@grpc/grpc-js';
+import { catalogClient, metadata, unary, type CatalogClient } from './grpc-client.js';
+import { startDemoProcess, type DemoProcess } from './demo-process.js';
+
+// The demo as a newcomer runs it: a child process started like `pnpm demo`, then one real
+// client per protocol. Built first by turbo (the test task depends on the build).
+jest.setTimeout(60_000);
+
+async function gql(url: string, query: string, variables?: Record<string, unknown>, token?: string) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions?: { code?: string; status?: number } }> } };
+}
+
+describe('the demo on all three protocols', () => {
+  let demo: DemoProcess;
+  let api: string;
+  let client: CatalogClient;
+
+  beforeAll(async () => {
+    demo = await startDemoProcess({ RATE_LIMIT_MAX: '80' });
+    api = demo.endpoints.rest;
+    client = catalogClient(demo.endpoints.grpc);
+  });
+
+  afterAll(async () => {
+    client?.close();
+    if (demo) expect(await demo.stop()).toBe(0);
+  });
+
+  describe('REST', () => {
+    it('serves v1 and v2 side by side', async () => {
+      const v1 = (await fetch(`${api}/api/v1/books?genre=fiction`).then((r) => r.json())) as Array<{ id: string }>;
+      expect(v1.map((b) => b.id)).toEqual(['b1', 'b5']);
+      const v2 = await fetch(`${api}/api/v2/books/b2`).then((r) => r.json());
+      expect(v2).toMatchObject({ id: 'b2', price: { amount: '15.99', currency: 'EUR' }, inStock: true });
+    });
+
+    it('answers 401 without a token and 403 with a token lacking the role', async () => {
+      const body = { title: 'Kindred', author: 'Octavia E. Butler', genre: 'fiction', priceCents: 1499, stock: 4 };
+      const anonymous = await fetch(`${api}/api/v1/books`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      const customer = await fetch(`${api}/api/v1/books`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.endpoints.customerToken}` }, body: JSON.stringify(body) });
+      expect(customer.status).toBe(403);
+      const admin = await fetch(`${api}/api/v1/books`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.endpoints.adminToken}` }, body: JSON.stringify(body) });
+      expect(admin.status).toBe(201);
+      expect(await admin.json()).toMatchObject({ title: 'Kindred', stock: 4 });
+    });
+
+    it('answers a validation failure with the spec body', async () => {
+      const res = await fetch(`${api}/api/v1/books`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.endpoints.adminToken}` },
+        body: JSON.stringify({ title: '', genre: 'poetry', priceCents: -1 }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { details: { errors: Array<{ field: string }> } };
+      expect(body).toMatchObject({ error: true, message: 'Validation failed', code: 400 });
+      const fields = body.details.errors.map((e) => e.field).sort();
+      expect(fields).toEqual(['body.author', 'body.genre', 'body.priceCents', 'body.title']);
+      for (const entry of body.details.errors) expect(Object.keys(entry).sort()).toEqual(['code', 'field', 'message']);
+    });
+
+    it('places an order for the token holder and refuses one that exceeds stock with 409', async () => {
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${demo.endpoints.customerToken}` };
+      const ok = await fetch(`${api}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ lines: [{ bookId: 'b4', quantity: 2 }] }) });
+      expect(ok.status).toBe(201);
+      expect(await ok.json()).toMatchObject({ userId: 'u-reader', totalCents: 1798 });
+      const tooMany = await fetch(`${api}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ lines: [{ bookId: 'b3', quantity: 99 }] }) });
+      expect(tooMany.status).toBe(409);
+      expect(await tooMany.json()).toMatchObject({ error: true, code: 409, details: { bookId: 'b3', available: 3 } });
+    });
+  });
+
+  describe('GraphQL', () => {
+    it('answers a query with variables', async () => {
+      const res = await gql(demo.endpoints.graphql, 'query($g: Genre) { books(genre: $g) { total items { id } } }', { g: 'history' });
+      expect(res).toEqual({ status: 200, body: { data: { books: { total: 1, items: [{ id: 'b3' }] } } } });
+    });
+
+    it('runs a mutation as the user of the Authorization header (context factory)', async () => {
+      const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(lines: [{ bookId: "b1", quantity: 1 }]) { userId totalCents lines { book { title } } } }', undefined, demo.endpoints.customerToken);
+      expect(res.body).toEqual({ data: { placeOrder: { userId: 'u-reader', totalCents: 1299, lines: [{ book: { title: 'The Left Hand of Darkness' } }] } } });
+    });
+
+    it('refuses the mutation without a token with an UNAUTHENTICATED error', async () => {
+      const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(lines: [{ bookId: "b1", quantity: 1 }]) { id } }');
+      expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED', status: 401 } });
+    });
+  });
+
+  describe('gRPC', () => {
+    it('answers a unary call', async () => {
+      const book = await unary<Record<string, unknown>>((cb) => client.GetBook({ id: 'b2' }, metadata(), cb));
+      expect(book).toMatchObject({ id: 'b2', title: 'A Brief History of Time', price_cents: 1599 });
+      await expect(unary((cb) => client.GetBook({ id: 'b404' }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    });
+
+    it('streams the catalogue', async () => {
+      const ids: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        const stream = client.ListBooks({ genre: '' });
+        stream.on('data', (b) => ids.push(b.id));
+        stream.on('end', resolve);
+        stream.on('error', reject);
+      });
+      // The seeded five plus the book the REST test added.
+      expect(ids).toEqual(expect.arrayContaining(['b1', 'b2', 'b3', 'b4', 'b5']));
+      expect(ids).toHaveLength(6);
+    });
+
+    it('places an order with metadata auth, and refuses one without', async () => {
+      const order = await unary<Record<string, unknown>>((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(demo.endpoints.customerToken), cb));
+      expect(order).toMatchObject({ user_id: 'u-reader', total_cents: 899 });
+      await expect(unary((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      await expect(unary((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata('not-a-jwt'), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    });
+  });
+
+  it('limits a burst with 429 and Retry-After (last: it uses up the window)', async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 90; i++) {
+      const res = await fetch(`${api}/healthz`);
+      statuses.push(res.status);
+      if (res.status === 429) {
+        retryAfter = res.headers.get('retry-after');
+        expect(await res.json()).toMatchObject({ error: true, code: 429, message: 'Too many requests, please try again later' });
+      } else await res.arrayBuffer();
+    }
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+  });
+});
+
+/** One request on a client's own kept-alive connection: its status and whether the server asked to close. */
+function send(agent: http.Agent, url: string, body?: string): Promise<{ status: number | string; close: boolean }> {
+  return new Promise((resolve) => {
+    const req = http.request(url, { agent, method: body ? 'POST' : 'GET', headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, close: res.headers.connection === 'close' }));
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: err.code ?? err.message, close: true }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: err.code ?? err.message, close: true }));
+    req.end(body);
+  });
+}
+
+describe('graceful shutdown of the demo', () => {
+  it('finishes in-flight requests and calls on SIGTERM, refuses new ones, and exits 0', async () => {
+    const demo = await startDemoProcess({ RATE_LIMIT_MAX: '100000' });
+    const client = catalogClient(demo.endpoints.grpc);
+    try {
+      // Ten kept-alive clients send REST and GraphQL requests back to back; SIGTERM lands while
+      // they run, and gRPC streams are open at that moment. Each client behaves as one behind a
+      // load balancer would: once told `Connection: close` (or refused), it sends no more here.
+      let stopped = false;
+      const outcomes: Array<number | string> = [];
+      const worker = async (i: number): Promise<void> => {
+        // One connection per client, reused request after request.
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          while (!stopped) {
+            const result = i % 2 === 0
+              ? await send(agent, `${demo.endpoints.rest}/api/v2/books?limit=5`)
+              : await send(agent, demo.endpoints.graphql, JSON.stringify({ query: '{ books { total } }' }));
+            outcomes.push(result.status);
+            if (result.close) return;
+          }
+        } finally {
+          agent.destroy();
+        }
+      };
+      const workers = Array.from({ length: 10 }, (_, i) => worker(i));
+      await new Promise((r) => setTimeout(r, 300));
+      const streams = Array.from({ length: 3 }, () => new Promise<number | string>((resolve) => {
+        let count = 0;
+        const stream = client.ListBooks({ genre: '' });
+        stream.on('data', () => count++);
+        stream.on('end', () => resolve(count));
+        stream.on('error', (e) => resolve(`error: ${e.message}`));
+      }));
+      const exit = demo.stop();
+      const code = await exit;
+      stopped = true;
+      await Promise.all(workers);
+      // Every request the server accepted got its real answer (200), or a 503 when it arrived on a
+      // kept-alive connection during the drain; after that, connections are refused. None was
+      // cut off mid-way (no reset, no hang-up).
+      const unexpected = outcomes.filter((o) => o !== 200 && o !== 503 && o !== 'ECONNREFUSED');
+      expect(unexpected).toEqual([]);
+      expect(outcomes.filter((o) => o === 200).length).toBeGreaterThan(0);
+      for (const result of await Promise.all(streams)) {
+        expect(result === 5 || (typeof result === 'string' && /UNAVAILABLE|No connection established|ECONNREFUSED/i.test(result))).toBe(true);
+      }
+      expect(code).toBe(0);
+      expect(demo.output()).toContain('demo stopped');
+    } finally {
+      client.close();
+      await demo.stop();
+    }
+  });
+});

@@ -1,0 +1,26 @@
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+
+export type CatalogClient = grpc.Client & {
+  GetBook(req: { id: string }, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Record<string, unknown>) => void): void;
+  ListBooks(req: { genre: string }, md?: grpc.Metadata): grpc.ClientReadableStream<{ id: string; title: string }>;
+  PlaceOrder(req: { lines: Array<{ book_id: string; quantity: number }> }, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Record<string, unknown>) => void): void;
+};
+
+/** A real grpc-js client for the demo's own proto. */
+export function catalogClient(target: string): CatalogClient {
+  const definition = protoLoader.loadSync(join(__dirname, '..', 'proto', 'bookstore.proto'), { keepCase: true, defaults: true });
+  const pkg = grpc.loadPackageDefinition(definition) as unknown as { bookstore: { Catalog: new (t: string, c: grpc.ChannelCredentials) => CatalogClient } };
+  return new pkg.bookstore.Catalog(target, grpc.credentials.createInsecure());
+}
+
+export function metadata(token?: string): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+  return md;
+}
+
+export function unary<T>(fn: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res as T))));
+}

@@ -1,0 +1,137 @@
+import { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
+import { GRPC_STATUS, httpStatusFromGrpc, protocolStatus } from './status-map.js';
+
+describe('HTTPError', () => {
+  it('exposes statusCode, message and details', () => {
+    const err = new HTTPError(422, 'Invalid order', { field: 'qty' });
+    expect(err).toBeInstanceOf(Error);
+    expect(err.name).toBe('HTTPError');
+    expect(err.statusCode).toBe(422);
+    expect(err.message).toBe('Invalid order');
+    expect(err.details).toEqual({ field: 'qty' });
+    expect(err.expose).toBe(true);
+    expect(err.headers).toBeUndefined();
+    expect(err.stack).toContain('Invalid order');
+  });
+
+  it('defaults the message to the reason phrase and leaves details out', () => {
+    const err = new HTTPError(404);
+    expect(err.message).toBe('Not Found');
+    expect(err.details).toBeUndefined();
+  });
+
+  it('takes cause, expose and headers as options', () => {
+    const cause = new Error('db down');
+    const err = new HTTPError(503, 'Try later', undefined, { cause, expose: false, headers: { 'Retry-After': '30' } });
+    expect(err.cause).toBe(cause);
+    expect(err.expose).toBe(false);
+    expect(err.headers).toEqual({ 'Retry-After': '30' });
+  });
+
+  it('turns a status outside 400..599 into 500', () => {
+    expect(new HTTPError(200).statusCode).toBe(500);
+    expect(new HTTPError(302).statusCode).toBe(500);
+    expect(new HTTPError(600).statusCode).toBe(500);
+    expect(new HTTPError(404.5).statusCode).toBe(500);
+  });
+});
+
+describe('isHTTPError', () => {
+  it('recognises HTTPErrors, also from another copy of the package', () => {
+    expect(isHTTPError(new HTTPError(400))).toBe(true);
+    const foreign = Object.assign(new Error('x'), { name: 'HTTPError', statusCode: 401 });
+    expect(isHTTPError(foreign)).toBe(true);
+    expect(isHTTPError(new Error('x'))).toBe(false);
+    expect(isHTTPError({ name: 'HTTPError', statusCode: 400 })).toBe(false);
+    expect(isHTTPError(null)).toBe(false);
+  });
+});
+
+describe('toHTTPError', () => {
+  it('returns an HTTPError as it is', () => {
+    const err = new HTTPError(409, 'Taken');
+    expect(toHTTPError(err)).toBe(err);
+  });
+
+  it('turns an unknown Error into an unexposed 500 keeping the original as cause', () => {
+    const original = new Error('secret connection string');
+    const err = toHTTPError(original);
+    expect(err.statusCode).toBe(500);
+    expect(err.message).toBe('Internal Server Error');
+    expect(err.expose).toBe(false);
+    expect(err.cause).toBe(original);
+  });
+
+  it('turns thrown non-Errors into a 500', () => {
+    for (const value of ['a string', null, undefined, 42, { message: 'obj' }]) {
+      const err = toHTTPError(value);
+      expect(err.statusCode).toBe(500);
+      expect(err.message).toBe('Internal Server Error');
+      expect(err.cause).toBe(value);
+    }
+  });
+
+  it('keeps a 4xx status carried by other libraries’ errors, with their message', () => {
+    const err = toHTTPError(Object.assign(new Error('Payload too large'), { status: 413 }));
+    expect(err.statusCode).toBe(413);
+    expect(err.message).toBe('Payload too large');
+    expect(toHTTPError(Object.assign(new Error('nope'), { statusCode: 403 })).statusCode).toBe(403);
+  });
+
+  it('hides the message of a foreign 5xx unless it is marked exposed', () => {
+    const hidden = toHTTPError(Object.assign(new Error('pool exhausted'), { statusCode: 503 }));
+    expect(hidden.statusCode).toBe(503);
+    expect(hidden.message).toBe('Service Unavailable');
+    const shown = toHTTPError(Object.assign(new Error('maintenance'), { statusCode: 503, expose: true }));
+    expect(shown.message).toBe('maintenance');
+  });
+
+  it('ignores a status outside 400..599', () => {
+    expect(toHTTPError(Object.assign(new Error('x'), { status: 200 })).statusCode).toBe(500);
+    expect(toHTTPError(Object.assign(new Error('x'), { status: '404' })).statusCode).toBe(500);
+  });
+});
+
+describe('errorBody', () => {
+  it('builds { error: true, message, code, details? }', () => {
+    expect(errorBody(new HTTPError(400, 'Bad input', { errors: [] }))).toEqual({ error: true, message: 'Bad input', code: 400, details: { errors: [] } });
+    expect(errorBody(new HTTPError(404))).toEqual({ error: true, message: 'Not Found', code: 404 });
+  });
+
+  it('never leaks the message or details of an unexposed error', () => {
+    const err = new HTTPError(500, 'SELECT * FROM users failed', { sql: 'x' }, { expose: false });
+    expect(errorBody(err)).toEqual({ error: true, message: 'Internal Server Error', code: 500 });
+  });
+});
+
+describe('statusText', () => {
+  it('names common statuses and falls back by class', () => {
+    expect(statusText(413)).toBe('Payload Too Large');
+    expect(statusText(414)).toBe('URI Too Long');
+    expect(statusText(418)).toBe('Error');
+    expect(statusText(599)).toBe('Internal Server Error');
+  });
+});
+
+describe('protocolStatus', () => {
+  it('maps HTTP statuses to gRPC codes and GraphQL codes as DESIGN.md lists them', () => {
+    expect(protocolStatus(400)).toEqual({ grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'BAD_REQUEST' });
+    expect(protocolStatus(401).grpc).toBe(GRPC_STATUS.UNAUTHENTICATED);
+    expect(protocolStatus(403).grpc).toBe(GRPC_STATUS.PERMISSION_DENIED);
+    expect(protocolStatus(404).grpc).toBe(GRPC_STATUS.NOT_FOUND);
+    expect(protocolStatus(409).grpc).toBe(GRPC_STATUS.ALREADY_EXISTS);
+    expect(protocolStatus(422).grpc).toBe(GRPC_STATUS.INVALID_ARGUMENT);
+    expect(protocolStatus(429).grpc).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED);
+    expect(protocolStatus(503).grpc).toBe(GRPC_STATUS.UNAVAILABLE);
+    expect(protocolStatus(500)).toEqual({ grpc: GRPC_STATUS.INTERNAL, graphql: 'INTERNAL_SERVER_ERROR' });
+    expect(protocolStatus(418).grpc).toBe(GRPC_STATUS.INTERNAL);
+  });
+
+  it('maps gRPC codes back to the first HTTP status that produces them', () => {
+    expect(httpStatusFromGrpc(GRPC_STATUS.OK)).toBe(200);
+    expect(httpStatusFromGrpc(GRPC_STATUS.INVALID_ARGUMENT)).toBe(400);
+    expect(httpStatusFromGrpc(GRPC_STATUS.NOT_FOUND)).toBe(404);
+    expect(httpStatusFromGrpc(GRPC_STATUS.UNAVAILABLE)).toBe(503);
+    expect(httpStatusFromGrpc(GRPC_STATUS.DATA_LOSS)).toBe(500);
+  });
+});
