@@ -98,7 +98,9 @@ export type GrpcAnyServerCall =
  * `handleUnaryCall`/`ServerDuplexStream`… types — are all accepted.
  */
 export type GrpcMethodImplementation = {
-  bivarianceHack(call: GrpcAnyServerCall, callback: GrpcCallback): unknown;
+  // An inline handler sees `call.ctx` typed too (always present at run time; optional here so that
+  // handlers typed with grpc-js's own call types, which lack it, are accepted).
+  bivarianceHack(call: GrpcAnyServerCall & { readonly ctx?: GrpcContext }, callback: GrpcCallback): unknown;
 }['bivarianceHack'];
 
 /** The implementations of one service, by method name (`SayHello`, or its camelCase `sayHello`). */
