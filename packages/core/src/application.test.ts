@@ -355,6 +355,8 @@ describe('Application.inject', () => {
     expect(head.body).toBe('');
     expect(head.headers['content-length']).toBe(get.headers['content-length']);
     expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    app.get('/raw', (ctx) => ctx.res.end('raw body'));
+    expect((await app.inject({ method: 'HEAD', url: '/raw' })).body).toBe('');
     const missing = await app.inject({ method: 'HEAD', url: '/missing' });
     expect(missing.statusCode).toBe(404);
     expect(missing.body).toBe('');

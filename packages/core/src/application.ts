@@ -1,17 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { compose, type ComposedMiddleware } from './compose.js';
 import { Context, type ContextSettings, type TrustProxy } from './context.js';
 import { errorBody, HTTPError, toHTTPError } from './http-error.js';
 import { DEFAULT_BODY_LIMIT, hasBody } from './internal/body.js';
 import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
 import { DEFAULT_MAX_KEYS } from './internal/query.js';
+import { reportUnhandledRejections } from './internal/rejections.js';
 import { RESOLVED } from './internal/resolved.js';
 import { Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
 
 /** How long `close()` leaves idle kept-alive connections open for requests already on the way. */
 const IDLE_GRACE_MS = 500;
+
+/** Where the last request read from a connection is kept (see `closeAfter`). */
+const LAST_REQUEST: unique symbol = Symbol('fw.lastRequest');
+type TrackedSocket = Socket & { [LAST_REQUEST]?: IncomingMessage };
 
 /** `net.Server#close`: stops listening without http's sweep of idle connections. */
 const netServerClose = NetServer.prototype.close as (this: Server, callback: () => void) => Server;
@@ -42,6 +47,11 @@ export interface ApplicationConfig {
   closeTimeout?: number;
   /** Where server errors (5xx causes, failures in error handlers) are reported. @default console.error */
   onLog?: (message: string, error?: unknown) => void;
+  /**
+   * While listening, report unhandled promise rejections to `onLog` instead of letting Node end the
+   * process; only when the process has no `unhandledRejection` listener of its own. @default true
+   */
+  logUnhandledRejections?: boolean;
 }
 
 /** Where the server listens, as `listen()` resolves it. */
@@ -91,7 +101,7 @@ export class Application extends Router {
   /** The node HTTP server once `listen()` was called. */
   server: Server | undefined;
   private readonly settings: ContextSettings;
-  private readonly config: Required<Omit<ApplicationConfig, 'trustProxy' | 'timeouts' | 'onLog'>> & { timeouts: Required<TimeoutConfig> };
+  private readonly config: Required<Omit<ApplicationConfig, 'trustProxy' | 'timeouts' | 'onLog' | 'logUnhandledRejections'>> & { timeouts: Required<TimeoutConfig> };
   private readonly log: (message: string, error?: unknown) => void;
   private readonly wrappers: AnyMiddleware[] = [];
   private readonly claims = new Map<string, { run: ComposedMiddleware<Context>; protocol: string }>();
@@ -104,6 +114,8 @@ export class Application extends Router {
   private dispatcher: { version: number; run: ComposedMiddleware<Context> } | undefined;
   private closing = false;
   private closePromise: Promise<void> | undefined;
+  private readonly logRejections: boolean;
+  private stopRejectionLog: (() => void) | undefined;
 
   constructor(config: ApplicationConfig = {}) {
     super();
@@ -124,7 +136,16 @@ export class Application extends Router {
       },
     };
     this.settings = { bodyLimit: this.config.bodyLimit, maxKeys: this.config.maxQueryKeys, trustProxy: config.trustProxy ?? false };
-    this.log = config.onLog ?? ((message, error) => console.error(message, error ?? ''));
+    const log = config.onLog ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
+    // A logger that throws must not turn an answered error into a crash.
+    this.log = (message, error) => {
+      try {
+        log(message, error);
+      } catch (failure) {
+        console.error(message, error ?? '', failure);
+      }
+    };
+    this.logRejections = config.logUnhandledRejections ?? true;
   }
 
   /** Replaces the default error handler (which sends `{ error, message, code, details? }`). */
@@ -214,6 +235,8 @@ export class Application extends Router {
   /** The node request listener: `http.createServer(app.handler)` works too. */
   readonly handler = (req: IncomingMessage, res: ServerResponse): void => {
     const ctx = new Context(req, res, this.settings);
+    const socket = req.socket as TrackedSocket | null;
+    if (socket !== null) socket[LAST_REQUEST] = req;
     if (this.closing) {
       res.setHeader('connection', 'close');
       const refuse = (): void => this.fail(ctx, new HTTPError(503, 'Server is shutting down'));
@@ -296,6 +319,9 @@ export class Application extends Router {
       });
     });
     server.on('error', (err) => this.log('HTTP server error', err));
+    if (this.logRejections && this.stopRejectionLog === undefined) {
+      this.stopRejectionLog = reportUnhandledRejections((reason) => this.log('Unhandled promise rejection (the server keeps running)', reason));
+    }
     const address = server.address() as AddressInfo;
     const shownHost = address.address === '::' || address.address === '0.0.0.0' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const info: ListenInfo = { port: address.port, host: address.address, url: `http://${shownHost}:${address.port}` };
@@ -349,6 +375,8 @@ export class Application extends Router {
     for (const timer of timers) clearTimeout(timer);
     const closedResults = await Promise.allSettled(this.closedHooks.map(async (hook) => hook()));
     for (const result of [...results, ...closedResults]) if (result.status === 'rejected') this.log('Error while closing', result.reason);
+    this.stopRejectionLog?.();
+    this.stopRejectionLog = undefined;
     this.server = undefined;
     this.closePromise = undefined;
   }
@@ -395,7 +423,7 @@ export class Application extends Router {
   /** Writes what the chain recorded; a failure while writing goes to `onFailure`. */
   private finish(ctx: Context, onFailure: (ctx: Context, err: unknown) => void = this.fail): void {
     try {
-      if (this.closing && !ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
+      if (this.closing && !ctx.res.headersSent) this.closeAfter(ctx);
       ctx._flush();
     } catch (err) {
       onFailure.call(this, ctx, err);
@@ -456,7 +484,18 @@ export class Application extends Router {
     res.removeHeader('content-type');
     res.removeHeader('content-length');
     if (error.headers !== undefined) for (const [key, value] of Object.entries(error.headers)) res.setHeader(key, value);
-    if (this.closing) res.setHeader('connection', 'close');
+    if (this.closing) this.closeAfter(ctx);
+  }
+
+  /**
+   * While draining, marks the response `Connection: close` when it answers the last request read
+   * from its connection. Not before: node writes pipelined responses in order and drops the
+   * socket after a `close` one, so marking an earlier response would lose the answers queued
+   * behind it.
+   */
+  private closeAfter(ctx: Context): void {
+    const last = (ctx.req.socket as TrackedSocket | null)?.[LAST_REQUEST];
+    if (last === undefined || last === ctx.req) ctx.res.setHeader('connection', 'close');
   }
 
   /** Sends the default error body `{ error: true, message, code, details? }`. */

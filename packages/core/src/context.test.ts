@@ -188,8 +188,24 @@ describe('Context.body', () => {
       const res = await app.inject({ method: 'POST', url: '/b', headers: { 'content-type': 'application/json' }, body });
       expect(res.statusCode).toBe(400);
     }
+    const escaped = await app.inject({ method: 'POST', url: '/b', headers: { 'content-type': 'application/json' }, body: '{"\\u005f_proto__":{"admin":true}}' });
+    expect(escaped.statusCode).toBe(400);
     const harmless = await app.inject({ method: 'POST', url: '/b', body: { constructor: 'fine', text: '"__proto__": no' } });
     expect(harmless.json()).toEqual({ body: { constructor: 'fine', text: '"__proto__": no' } });
+  });
+
+  it('checks a deeply nested JSON body for forbidden keys without a server error', async () => {
+    const { app } = createApp();
+    app.post('/b', (ctx) => ctx.json({ ok: Array.isArray(ctx.body) }));
+    const depth = 100_000;
+    // The escaped string makes the body take the full walk for forbidden keys.
+    const nested = (inner: string): string => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+    const json = { 'content-type': 'application/json' };
+    const fine = await app.inject({ method: 'POST', url: '/b', headers: json, body: nested('"\\u0041"') });
+    expect(fine.statusCode).toBe(200);
+    expect(fine.json()).toEqual({ ok: true });
+    const bad = await app.inject({ method: 'POST', url: '/b', headers: json, body: nested('{"\\u005f_proto__":1}') });
+    expect(bad.statusCode).toBe(400);
   });
 
   it('answers 413 for a body over bodyLimit and 415 for a compressed body', async () => {

@@ -79,6 +79,9 @@ describe('Router registration', () => {
     expect(() => router.route({ method: 'TRACE' as 'GET', path: '/x', handler: ok })).toThrow('Unknown HTTP method "TRACE"');
     expect(() => router.get('/x')).toThrow('Route "/x" needs at least one handler');
     expect(() => router.get('/x', mark('a'), 'oops' as unknown as AnyMiddleware)).toThrow('Handler 1 of route "/x" must be a function, got string');
+    expect(() => router.get('/a/:', ok)).toThrow('has a ":" segment without a name');
+    expect(() => router.get('/a/:id/b/:id', ok)).toThrow('repeats the param name "id"');
+    expect(router.getRoutes()).toEqual([]);
     expect(() => router.use(42 as unknown as AnyMiddleware)).toThrow('use() expects a middleware function or a Router, got number');
     expect(() => router.use('/p', {} as Router)).toThrow('use(prefix, router) needs a Router');
     expect(() => router.group('/g', undefined as unknown as (r: Router) => void)).toThrow('group(prefix, fn) needs a function');

@@ -62,6 +62,16 @@ function withSlash(path: string): string {
 
 function assertHandlers(path: string, handlers: unknown[]): asserts handlers is AnyMiddleware[] {
   if (typeof path !== 'string') throw new TypeError('Route path must be a string');
+  // The same checks the matcher makes when the table is compiled, made at registration so the
+  // mistake shows where it was written (a prefix can still repeat a name; that shows at compile).
+  const names: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment.charCodeAt(0) !== 58 /* : */) continue;
+    const name = segment.slice(1);
+    if (name === '') throw new Error(`Route "${path}" has a ":" segment without a name`);
+    if (names.includes(name)) throw new Error(`Route "${path}" repeats the param name "${name}"`);
+    names.push(name);
+  }
   if (handlers.length === 0) throw new TypeError(`Route "${path}" needs at least one handler`);
   handlers.forEach((h, i) => {
     if (typeof h !== 'function') throw new TypeError(`Handler ${i} of route "${path}" must be a function, got ${h === null ? 'null' : typeof h}`);

@@ -239,6 +239,20 @@ describe('listen', () => {
     }
   });
 
+  it('listens again after close', async () => {
+    const app = new Application();
+    app.get('/ping', (ctx) => ctx.text('pong'));
+    const first = await app.listen(0, '127.0.0.1');
+    await app.close();
+    const second = await app.listen(0, '127.0.0.1');
+    try {
+      expect((await send(second.port, { path: '/ping' })).text).toBe('pong');
+      await expect(send(first.port === second.port ? 1 : first.port, { path: '/ping' })).rejects.toThrow();
+    } finally {
+      await app.close();
+    }
+  });
+
   it('rejects an invalid port', async () => {
     await expect(new Application().listen(70000)).rejects.toThrow('Invalid port: 70000');
   });
@@ -320,7 +334,7 @@ describe('server time-outs', () => {
 });
 
 describe('close', () => {
-  it('lets an in-flight request finish, refuses new connections, closes idle ones, and resolves', async () => {
+  it('lets an in-flight request finish, refuses new connections, answers 503 on kept-alive ones, and resolves', async () => {
     let entered!: () => void;
     const inFlight = new Promise<void>((resolve) => (entered = resolve));
     const { app, port } = await start({}, (a) => {
@@ -330,12 +344,18 @@ describe('close', () => {
         ctx.json({ slow: 'done' });
       });
       a.get('/fast', (ctx) => ctx.text('fast'));
+      a.post('/echo', (ctx) => ctx.json({ body: ctx.body ?? null }));
     });
 
-    // A kept-alive connection that is idle when close() starts.
-    const idle = await RawConnection.open(port);
-    await idle.write('GET /fast HTTP/1.1\r\nHost: t\r\n\r\n');
-    await idle.until((text) => text.endsWith('fast'));
+    // Three kept-alive connections, idle when close() starts.
+    const kept: RawConnection[] = [];
+    for (let i = 0; i < 3; i++) {
+      const conn = await RawConnection.open(port);
+      await conn.write('GET /fast HTTP/1.1\r\nHost: t\r\n\r\n');
+      await conn.until((text) => text.endsWith('fast'));
+      kept.push(conn);
+    }
+    const [getting, posting, silent] = kept as [RawConnection, RawConnection, RawConnection];
 
     const slow = send(port, { path: '/slow' });
     await inFlight;
@@ -344,7 +364,18 @@ describe('close', () => {
 
     // New connections are refused at once.
     await expect(send(port, { path: '/fast' })).rejects.toThrow(/ECONNREFUSED|ECONNRESET/);
-    await idle.untilClosed(500);
+
+    // A request that arrives on a kept-alive connection is answered 503 and the connection closed.
+    const afterHead = (text: string): string => text.slice(text.indexOf('fast') + 4);
+    await getting.write('GET /fast HTTP/1.1\r\nHost: t\r\n\r\n');
+    await posting.write('POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}');
+    for (const conn of [getting, posting]) {
+      await conn.untilClosed(1000);
+      const refused = parseHead(afterHead(conn.text));
+      expect(refused.status).toBe(503);
+      expect(refused.headers['connection']).toBe('close');
+      expect(JSON.parse(refused.rest)).toEqual({ error: true, message: 'Server is shutting down', code: 503 });
+    }
 
     // The in-flight request gets its real answer, marked as the connection's last.
     const slowRes = await slow;
@@ -352,6 +383,8 @@ describe('close', () => {
     expect(JSON.parse(slowRes.text)).toEqual({ slow: 'done' });
     expect(slowRes.headers['connection']).toBe('close');
 
+    // A connection that stays silent is closed after a short grace, and close() resolves.
+    await silent.untilClosed(2000);
     await closed;
     expect(Date.now() - started).toBeLessThan(2000);
   });
@@ -386,6 +419,31 @@ describe('close', () => {
     expect(second.status).toBe(503);
     expect(second.headers['connection']).toBe('close');
     expect(JSON.parse(second.rest)).toEqual({ error: true, message: 'Server is shutting down', code: 503 });
+    await closed;
+  });
+
+  it('delivers every pipelined answer of a connection that is busy when close() starts', async () => {
+    let entered!: () => void;
+    const inFlight = new Promise<void>((resolve) => (entered = resolve));
+    const { app, port } = await start({}, (a) => {
+      a.get('/slow', async (ctx) => {
+        entered();
+        await sleep(150);
+        ctx.text('slow');
+      });
+      a.get('/fast', (ctx) => ctx.text('fast'));
+    });
+    const conn = await RawConnection.open(port);
+    await conn.write('GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n');
+    await inFlight;
+    const closed = app.close();
+    await conn.untilClosed(2000);
+    const first = parseHead(conn.text);
+    expect(first.status).toBe(200);
+    expect(first.rest.startsWith('slow')).toBe(true);
+    const second = parseHead(first.rest.slice('slow'.length));
+    expect(second.status).toBe(200);
+    expect(second.rest).toBe('fast');
     await closed;
   });
 

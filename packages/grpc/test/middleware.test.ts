@@ -289,7 +289,7 @@ describe('app.wrap() wrappers around gRPC calls', () => {
 
   it('wraps UNIMPLEMENTED methods too', async () => {
     await failure(unary(echo, 'UnaryAsync', {}));
-    expect(seen[0]).toMatchObject({ path: '/fwtest.Echo/UnaryAsync', grpcCode: grpc.status.UNIMPLEMENTED, statusCode: 500 });
+    expect(seen[0]).toMatchObject({ path: '/fwtest.Echo/UnaryAsync', grpcCode: grpc.status.UNIMPLEMENTED, statusCode: 501 });
   });
 
   it('sees grpcCode 0 only once a server stream has finished', async () => {

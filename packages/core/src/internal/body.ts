@@ -99,7 +99,9 @@ export function parseBody(kind: Exclude<BodyKind, undefined>, raw: Buffer, maxKe
       }
       // JSON.parse makes `__proto__` an own key, harmless here but a trap for any later
       // merge into a plain object: refuse such bodies, as Fastify does by default.
-      if (FORBIDDEN_KEY.test(text) && hasForbiddenKey(value)) {
+      // The raw-text test is only a fast path: a `\u` escape can spell the key (`"\u005f_proto__"`),
+      // so escaped text always gets the walk.
+      if ((FORBIDDEN_KEY.test(text) || text.includes('\\u')) && hasForbiddenKey(value)) {
         throw new HTTPError(400, 'Request body contains a forbidden key (__proto__ or constructor.prototype)');
       }
       return value;
@@ -111,13 +113,22 @@ export function parseBody(kind: Exclude<BodyKind, undefined>, raw: Buffer, maxKe
   }
 }
 
-function hasForbiddenKey(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(hasForbiddenKey);
-  const obj = value as Record<string, unknown>;
-  if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) return true;
-  const ctor = Object.prototype.hasOwnProperty.call(obj, 'constructor') ? obj['constructor'] : undefined;
-  if (ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype')) return true;
-  for (const key of Object.keys(obj)) if (hasForbiddenKey(obj[key])) return true;
+function hasForbiddenKey(root: unknown): boolean {
+  // An explicit stack, not recursion: JSON.parse accepts nesting far deeper than the call stack,
+  // and a stack overflow here would turn a bad body into a 500.
+  const pending: unknown[] = [root];
+  while (pending.length !== 0) {
+    const value = pending.pop();
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    const obj = value as Record<string, unknown>;
+    if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) return true;
+    const ctor = Object.prototype.hasOwnProperty.call(obj, 'constructor') ? obj['constructor'] : undefined;
+    if (ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype')) return true;
+    for (const key of Object.keys(obj)) pending.push(obj[key]);
+  }
   return false;
 }

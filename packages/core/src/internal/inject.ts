@@ -155,7 +155,9 @@ export class InjectResponseWriter extends Writable {
 
   /** The recorded response. */
   result(): InjectResponse {
-    const rawBody = Buffer.concat(this.chunks);
+    // As on the wire: node never sends a body for HEAD, 204 or 304, whatever the handler wrote.
+    const bodiless = this.req.method === 'HEAD' || this.statusCode === 204 || this.statusCode === 304;
+    const rawBody = bodiless ? Buffer.alloc(0) : Buffer.concat(this.chunks);
     const body = rawBody.toString('utf8');
     const headers = this.getHeaders();
     return {
