@@ -10,6 +10,8 @@ export const INVALID_TOKEN_MESSAGE = 'Invalid or expired token';
 // RFC 6750 §2.1: "Bearer" 1*SP b64token; the scheme is case-insensitive.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const AUTH_META: RouteMeta = Object.freeze({ auth: true });
+/** Optional authentication documents the token as accepted, not required. */
+const OPTIONAL_AUTH_META: RouteMeta = Object.freeze({ authOptional: true });
 
 /**
  * `authenticate` is both a ready middleware and a factory:
@@ -108,5 +110,5 @@ function createAuthenticate(config: AuthenticateConfig): ProtocolMiddleware {
     ctx.user = user;
     return next();
   };
-  return Object.assign(middleware, { [ROUTE_META]: AUTH_META });
+  return Object.assign(middleware, { [ROUTE_META]: optional ? OPTIONAL_AUTH_META : AUTH_META });
 }

@@ -1,4 +1,4 @@
-import { HTTPError, toHTTPError, type Next } from '@fw/core';
+import { HTTPError, ROUTE_META, toHTTPError, type Next } from '@fw/core';
 import { MemoryStore } from './memory-store.js';
 import type { ProtocolContext, RateLimitConfig, RateLimitHit, StandardHeadersDraft } from './types.js';
 
@@ -140,7 +140,7 @@ export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: R
     );
   };
 
-  return function rateLimit(ctx: C, next: Next): Promise<void> {
+  const middleware = function rateLimit(ctx: C, next: Next): Promise<void> {
     try {
       if (skip !== undefined && skip(ctx) === true) return next();
       const key = keyGenerator(ctx);
@@ -162,6 +162,8 @@ export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: R
       return Promise.reject(err);
     }
   };
+  // Marks the routes it guards, so documentation can list their 429.
+  return Object.assign(middleware, { [ROUTE_META]: { rateLimited: { windowMs, maxRequests: max } } });
 }
 
 function standardDraft(option: boolean | StandardHeadersDraft): StandardHeadersDraft | undefined {

@@ -1,0 +1,40 @@
+import { ROUTE_META, ROUTE_SCHEMA, type Next, type RouteMeta, type RouteSchema } from '@fw/core';
+
+/** What `describeRoute()` adds to a route's documentation. */
+export interface RouteDescription {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  operationId?: string;
+  deprecated?: boolean;
+  /** Leave the route out of the document. */
+  hidden?: boolean;
+  /** Responses by status: a schema, `null` for no body, or a `ResponseSpec`. */
+  responses?: Record<number | string, unknown>;
+  /** Merged into the operation as it is (`externalDocs`, `x-*` fields). */
+  openapi?: Record<string, unknown>;
+}
+
+/** The middleware `describeRoute()` returns: it only passes on, and carries the description for `getRoutes()`. */
+export type DescribeRouteMiddleware = ((ctx: unknown, next: Next) => Promise<void>) & {
+  readonly [ROUTE_META]: RouteMeta;
+  readonly [ROUTE_SCHEMA]: RouteSchema;
+};
+
+/**
+ * Documents a route registered with `get()`/`post()`/...: summary, tags, responses and the like,
+ * carried under `ROUTE_META`/`ROUTE_SCHEMA` so `getRoutes()` (and so `openapi()`) reports them
+ * beside the schemas `validate()` attaches. At run time it only calls `next()`.
+ * @example
+ * app.get('/books/:id', describeRoute({ summary: 'One book', responses: { 200: Book } }), ...createHandler({ params }, handler));
+ */
+export function describeRoute(description: RouteDescription): DescribeRouteMiddleware {
+  const { responses, ...meta } = description;
+  const middleware = function describedRoute(_ctx: unknown, next: Next): Promise<void> {
+    return next();
+  };
+  return Object.assign(middleware, {
+    [ROUTE_META]: meta as RouteMeta,
+    [ROUTE_SCHEMA]: (responses === undefined ? {} : { responses }) as RouteSchema,
+  });
+}

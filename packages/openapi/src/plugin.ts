@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { HTTPError, type Application, type Context, type Plugin, type Route } from '@fw/core';
+import { DEFAULT_INFO, openapi } from './document.js';
+import { createDocsPage, normalizeMountPath } from './internal/docs-page.js';
+import type { OpenAPIDocument, OpenAPIOptions, OpenAPIPluginConfig, OpenAPIWarning } from './types.js';
+
+/** The plugin `openapiPlugin()` returns: register it with `app.register()`. */
+export interface OpenAPIPlugin extends Plugin {
+  /** The document served at `path` (or the entry of `documents` with this name or path), built from the app's current routes. */
+  document(nameOrPath?: string): OpenAPIDocument;
+}
+
+interface Entry {
+  name: string;
+  path: string;
+  options: OpenAPIOptions;
+}
+
+interface Built {
+  routes: Route[];
+  document: OpenAPIDocument;
+  json: string;
+  etag: string;
+}
+
+/**
+ * Serves the OpenAPI document of the app's routes as JSON (default `/openapi.json`) and a Swagger
+ * UI page (default `/docs`) whose files are bundled into the package at build time: no CDN, works
+ * offline, strict CSP. The document is built on first request and rebuilt when the routes change.
+ * @example
+ * app.register(openapiPlugin({ info: { title: 'Bookstore', version: '1.0.0' } }));
+ */
+export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
+  const { name = 'openapi', path = '/openapi.json', docsPath = '/docs', documents = [], docsTitle, swaggerUI = {}, ...base } = config;
+  const entries: Entry[] = [];
+  if (path !== false) entries.push({ name: base.info?.title ?? DEFAULT_INFO.title, path: checkPath('path', path), options: base });
+  for (const doc of documents) {
+    const { name: docName, path: docPath, ...own } = doc;
+    if (typeof docName !== 'string' || docName === '') throw new TypeError('openapiPlugin: every entry of documents needs a name');
+    entries.push({ name: docName, path: checkPath(`documents "${docName}" path`, docPath), options: { ...base, ...own } });
+  }
+  if (entries.length === 0) throw new TypeError('openapiPlugin: nothing to serve; give a path or documents');
+  const paths = new Set(entries.map((entry) => entry.path));
+  if (paths.size !== entries.length) throw new TypeError('openapiPlugin: two documents are served at the same path');
+
+  // Rebuilding after a route change must not repeat every warning.
+  const warned = new Set<string>();
+  const onWarning = (options: OpenAPIOptions) => (warning: OpenAPIWarning): void => {
+    if (warned.has(warning.message)) return;
+    warned.add(warning.message);
+    if (options.onWarning !== undefined) options.onWarning(warning);
+    else console.warn(`[@fw/openapi] ${warning.message}`);
+  };
+
+  let app: Application | undefined;
+  const built = new Map<string, Built>();
+
+  const build = (entry: Entry): Built => {
+    if (app === undefined) throw new Error(`The "${name}" plugin is not registered: call app.register(openapiPlugin(...)) first`);
+    const routes = app.getRoutes();
+    const cached = built.get(entry.path);
+    if (cached !== undefined && sameRoutes(cached.routes, routes)) return cached;
+    const document = openapi(routes, { ...entry.options, onWarning: onWarning(entry.options) });
+    const json = JSON.stringify(document);
+    const fresh: Built = { routes, document, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+    built.set(entry.path, fresh);
+    return fresh;
+  };
+
+  const serve = (entry: Entry) =>
+    function serveOpenAPI(ctx: Context): void {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HTTPError(405, 'Method Not Allowed', undefined, { headers: { allow: 'GET, HEAD' } });
+      const { json, etag } = build(entry);
+      ctx.setHeader('etag', etag);
+      ctx.setHeader('cache-control', 'no-cache');
+      if (matchesEtag(ctx.headers['if-none-match'], etag)) {
+        ctx.status(304);
+        return;
+      }
+      ctx.setHeader('content-type', 'application/json; charset=utf-8');
+      ctx.send(json, 200);
+    };
+
+  return {
+    name,
+    setup(application: Application): void {
+      app = application;
+      for (const entry of entries) app.claimPath(entry.path, serve(entry));
+      if (docsPath === false) return;
+      const page = createDocsPage({
+        docsPath: normalizeMountPath(docsPath),
+        documents: entries,
+        title: docsTitle ?? base.info?.title ?? DEFAULT_INFO.title,
+        swaggerUI,
+        connectOrigins: serverOrigins(entries),
+        onLog: (message) => console.error(message),
+      });
+      for (const pagePath of page.pagePaths) app.claimPath(pagePath, page.page);
+      for (const assetPath of page.assetPaths) app.claimPath(assetPath, page.asset);
+    },
+    document(nameOrPath?: string): OpenAPIDocument {
+      const entry = nameOrPath === undefined ? entries[0]! : entries.find((e) => e.name === nameOrPath || e.path === nameOrPath);
+      if (entry === undefined) throw new Error(`The "${name}" plugin serves no document named "${nameOrPath}"`);
+      return structuredClone(build(entry).document);
+    },
+  };
+}
+
+function checkPath(what: string, path: unknown): string {
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError(`openapiPlugin: ${what} must be a path starting with "/", got ${JSON.stringify(path)}`);
+  return path;
+}
+
+/** `getRoutes()` gives the same records until the route table changes, so identity tells. */
+function sameRoutes(a: readonly Route[], b: readonly Route[]): boolean {
+  return a.length === b.length && a.every((route, i) => route === b[i]);
+}
+
+function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  return value.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+/** The origins of absolute server URLs: "Try it out" may call them, so the page's CSP allows them. */
+function serverOrigins(entries: readonly Entry[]): string[] {
+  const origins = new Set<string>();
+  for (const entry of entries) {
+    for (const server of entry.options.servers ?? []) {
+      if (!/^https?:\/\//i.test(server.url) || /\{/.test(server.url)) continue;
+      try {
+        origins.add(new URL(server.url).origin);
+      } catch {
+        // Not a URL the browser could call either.
+      }
+    }
+  }
+  return [...origins];
+}
