@@ -9,6 +9,7 @@ fw demo bookstore is up — one app, three protocols
   REST      ${demo.restUrl}/api/v1/books   (v2: ${demo.restUrl}/api/v2/books)
   GraphQL   ${demo.graphqlUrl}   (open it in a browser for the playground)
   gRPC      ${demo.grpcTarget}   (service bookstore.Catalog, proto: apps/demo/proto/bookstore.proto)
+  API docs  ${demo.restUrl}/docs   (OpenAPI: ${demo.restUrl}/openapi.json)
 
   Admin token (write routes, e.g. POST /api/v1/books):
     ${demo.adminToken}

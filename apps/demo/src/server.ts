@@ -4,7 +4,9 @@ import {
   createApp,
   errorBody,
   logger,
+  openapiPlugin,
   rateLimit,
+  ROUTE_META,
   toHTTPError,
   type App,
   type Middleware,
@@ -88,7 +90,9 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
   // The global authenticate above already verified any token sent; this only insists on one,
   // answering 401 with WWW-Authenticate through the strict middleware when there is none.
   const strict = authenticate({ verifier });
-  const requireAuth: Middleware = (ctx, next) => (ctx.user !== undefined ? next() : strict(ctx, next));
+  const requireAuth: Middleware = Object.assign((ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1]) => (ctx.user !== undefined ? next() : strict(ctx, next)), {
+    [ROUTE_META]: { auth: true },
+  });
   app.get('/', (ctx) =>
     ctx.json({
       service: 'fw demo bookstore',
@@ -100,6 +104,19 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
   app.get('/healthz', (ctx) => ctx.json({ ok: true }));
   app.use('/api/v1', restV1(store, requireAuth));
   app.use('/api/v2', restV2(store));
+
+  // API documentation: /openapi.json (both versions), one document per version, Swagger UI at /docs.
+  const info = { title: 'fw demo bookstore', version: '1.0.0', description: 'The REST side of the demo; the same store serves GraphQL and gRPC.' };
+  app.register(
+    openapiPlugin({
+      info,
+      include: (route) => route.path.startsWith('/api/'),
+      documents: [
+        { name: 'v1', path: '/api/v1/openapi.json', prefix: '/api/v1', info },
+        { name: 'v2', path: '/api/v2/openapi.json', prefix: '/api/v2', info: { ...info, version: '2.0.0' } },
+      ],
+    }),
+  );
   return app;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GENRES } from '../domain/types.js';
 
 /** Input schemas shared by both REST versions. */
-export const BookId = z.object({ id: z.string().regex(/^b[\w-]*$/, 'not a book id') });
+export const BookId = z.object({ id: z.string().regex(/^b[\w-]*$/, 'not a book id').meta({ examples: ['b1'] }) });
 
 export const BookListQuery = z.object({
   genre: z.enum(GENRES).optional(),
@@ -27,3 +27,31 @@ export const OrderBody = z.object({
     .min(1)
     .max(50),
 });
+
+/** Response shapes, for the documentation (and the contract check that holds the demo to it). */
+export const BookOut = z.object({
+  id: z.string(),
+  title: z.string(),
+  author: z.string(),
+  genre: z.enum(GENRES),
+  priceCents: z.number().int(),
+  stock: z.number().int(),
+});
+
+export const BookV2Out = BookOut.omit({ priceCents: true }).extend({
+  price: z.object({ amount: z.string(), currency: z.literal('EUR') }),
+  inStock: z.boolean(),
+});
+
+export const PageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+export const OrderOut = z.object({
+  id: z.string(),
+  userId: z.string(),
+  lines: z.array(z.object({ bookId: z.string(), quantity: z.number().int(), priceCents: z.number().int() })),
+  totalCents: z.number().int(),
+  createdAt: z.string(),
+});
+
+export const UserOut = z.object({ id: z.string(), name: z.string(), roles: z.array(z.string()) });

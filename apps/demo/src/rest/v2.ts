@@ -1,7 +1,7 @@
-import { createHandler, Router } from '@fw/app';
+import { createHandler, describeRoute, Router } from '@fw/app';
 import type { Store } from '../domain/store.js';
 import type { Book } from '../domain/types.js';
-import { BookId, BookListQuery } from './schemas.js';
+import { BookId, BookListQuery, BookV2Out, PageOf } from './schemas.js';
 
 /** v2 of a book: the price as an amount with its currency. */
 function present(book: Book) {
@@ -12,11 +12,11 @@ function present(book: Book) {
 /** REST API v2: paginated envelopes and prices with a currency. Coexists with v1. */
 export function restV2(store: Store): Router {
   const router = new Router();
-  router.get('/books', ...createHandler({ query: BookListQuery }, async (ctx) => {
+  router.get('/books', describeRoute({ summary: 'List books, paginated', tags: ['books'], responses: { 200: PageOf(BookV2Out) } }), ...createHandler({ query: BookListQuery }, async (ctx) => {
     const page = await store.listBooks(ctx.query);
     ctx.json({ ...page, items: page.items.map(present) });
   }));
-  router.get('/books/:id', ...createHandler({ params: BookId }, async (ctx) => {
+  router.get('/books/:id', describeRoute({ summary: 'One book with its price', tags: ['books'], responses: { 200: BookV2Out } }), ...createHandler({ params: BookId }, async (ctx) => {
     ctx.json(present(await store.getBook(ctx.params.id)));
   }));
   return router;
