@@ -265,10 +265,13 @@ export class Application extends Router {
     } catch (err) {
       pending = Promise.reject(err);
     }
-    pending.then(
-      () => this.finish(ctx),
-      (err: unknown) => this.fail(ctx, err),
-    );
+    // A chain that finished synchronously is answered now: no promise callbacks per request.
+    if (pending === RESOLVED) this.finish(ctx);
+    else
+      pending.then(
+        () => this.finish(ctx),
+        (err: unknown) => this.fail(ctx, err),
+      );
   };
 
   /** Sends a request through the whole pipeline in-process, without a socket. */

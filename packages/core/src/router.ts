@@ -182,7 +182,8 @@ export class Router {
 
   /** Finds the route for a method and path: `{ route, params }` or null. */
   findRoute(method: string, path: string): RouteMatch | null {
-    const found = this._match(method.toUpperCase(), path);
+    const upper = (HTTP_METHODS as readonly string[]).includes(method) ? method : method.toUpperCase();
+    const found = this._match(upper, path);
     return found === null ? null : { route: found.value.route, params: { ...found.params } };
   }
 
@@ -197,8 +198,11 @@ export class Router {
     let found = matcher.match(method, path);
     if (found === null && method === 'HEAD') found = matcher.match('GET', path);
     if (found === null) return null;
-    const params = found.params;
-    for (const key in params) params[key] = decodeParam(params[key]!);
+    // A param can only hold a percent-escape if the path has one: most requests skip the loop.
+    if (path.indexOf('%') !== -1) {
+      const params = found.params;
+      for (const key in params) params[key] = decodeParam(params[key]!);
+    }
     return found;
   }
 

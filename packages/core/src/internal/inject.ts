@@ -159,7 +159,9 @@ export class InjectResponseWriter extends Writable {
     const bodiless = this.req.method === 'HEAD' || this.statusCode === 204 || this.statusCode === 304;
     const rawBody = bodiless ? Buffer.alloc(0) : Buffer.concat(this.chunks);
     const body = rawBody.toString('utf8');
-    const headers = this.getHeaders();
+    // As on the wire, every header value is text (numbers set with setHeader included).
+    const headers: OutgoingHttpHeaders = {};
+    for (const [key, value] of Object.entries(this.getHeaders())) headers[key] = typeof value === 'number' ? String(value) : value;
     return {
       statusCode: this.statusCode,
       headers,
