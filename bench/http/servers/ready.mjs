@@ -1,0 +1,14 @@
+// What every benchmark server does once listening: tell the harness its port and the scenarios it
+// serves, and exit when the harness goes away (stdin closes) or sends SIGTERM.
+export function announce(port, scenarios) {
+  process.stdout.write(`${JSON.stringify({ ready: true, port, scenarios })}\n`);
+  const quit = () => process.exit(0);
+  process.stdin.on('end', quit);
+  process.stdin.on('error', quit);
+  process.stdin.resume();
+  process.on('SIGTERM', quit);
+  process.on('SIGINT', quit);
+}
+
+/** The one payload every server answers the static scenarios with. */
+export const HELLO = Object.freeze({ hello: 'world' });
