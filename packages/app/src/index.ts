@@ -9,6 +9,7 @@ export {
   Application,
   compose,
   Context,
+  createAssetHandler,
   errorBody,
   GRPC_STATUS,
   HTTP_METHODS,
@@ -21,6 +22,7 @@ export {
   ROUTE_META,
   ROUTE_SCHEMA,
   Router,
+  sendHtmlPage,
   statusText,
   toHTTPError,
   TrieMatcher,
@@ -57,6 +59,7 @@ export type {
   RouterConfig,
   RouteSchema,
   SchemaLike,
+  StaticAsset,
   TimeoutConfig,
   TrustProxy,
 } from '@fw/core';

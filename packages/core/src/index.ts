@@ -14,6 +14,8 @@ export { GRPC_STATUS, httpStatusFromGrpc, protocolStatus } from './status-map.js
 export type { ProtocolStatus } from './status-map.js';
 export { ROUTE_META, ROUTE_SCHEMA, Router, joinPaths } from './router.js';
 export type { RouteHandlers } from './router.js';
+export { createAssetHandler, sendHtmlPage } from './static-assets.js';
+export type { StaticAsset } from './static-assets.js';
 export { TrieMatcher } from './internal/matcher.js';
 export type { Matcher, MatchResult } from './internal/matcher.js';
 export { parseQuery } from './internal/query.js';

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { keepOffline, launchChromium } from '../../../tooling/testing/browser.js';
 import { schema, serve, type Served } from './helpers.js';
 
 // GraphiQL in a real headless Chromium (Debian's package), offline: every request that does not
 // go to the test server is aborted, so anything loaded from a CDN would break the page.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '..', 'test-output');
 
 const QUERY_EDITOR = '.graphiql-query-editor .CodeMirror';
@@ -20,19 +20,10 @@ let served: Served;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: the playground browser test needs it. Install Debian's chromium ` +
-        '(apt-get install -y chromium, or bash tooling/scripts/setup-services.sh) or set CHROMIUM_PATH.',
-    );
-  }
+  browser = await launchChromium(chromium, 'the playground browser test');
   served = await serve({
     schema,
     rootValue: { hello: ({ name }: { name?: string }) => `Hello ${name ?? 'world'}` },
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }, 30_000);
 
@@ -43,18 +34,7 @@ afterAll(async () => {
 
 it('loads GraphiQL offline, runs a query typed into the editor and shows the result', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const blocked: string[] = [];
-  const problems: string[] = [];
-  await page.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1') return route.continue();
-    blocked.push(url.href);
-    return route.abort('internetdisconnected');
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  const { blocked, problems } = await keepOffline(page);
   const posts: string[] = [];
   page.on('request', (request) => {
     if (request.method() === 'POST') posts.push(request.url());

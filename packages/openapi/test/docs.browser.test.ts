@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Application } from '@fw/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { keepOffline, launchChromium } from '../../../tooling/testing/browser.js';
 import { openapiPlugin, type OpenAPIDocument } from '../src/index.js';
 import { buildTestApp, type TestBook } from './helpers.js';
 
 // The docs page in a real headless Chromium (Debian's package), offline: every request that does
 // not go to the test server is aborted, so anything loaded from a CDN would break the page.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = join(__dirname, '..', 'test-output');
 
 let app: Application;
@@ -16,20 +16,11 @@ let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: the docs page browser test needs it. Install Debian's chromium ` +
-        '(apt-get update && apt-get install -y chromium, or bash tooling/scripts/setup-services.sh) or set CHROMIUM_PATH.',
-    );
-  }
+  browser = await launchChromium(chromium, 'the docs page browser test');
   ({ app, books } = buildTestApp());
   app.register(openapiPlugin({ info: { title: 'Bookstore', version: '1.0.0' }, onWarning: () => undefined }));
   const info = await app.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${info.port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
 }, 30_000);
 
 afterAll(async () => {
@@ -40,19 +31,8 @@ afterAll(async () => {
 /** A page that may reach 127.0.0.1 only; what it tried elsewhere and what went wrong in it are recorded. */
 async function offlinePage(): Promise<{ page: Page; blocked: string[]; problems: string[]; requests: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  const blocked: string[] = [];
-  const problems: string[] = [];
+  const { blocked, problems } = await keepOffline(page);
   const requests: string[] = [];
-  await page.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1') return route.continue();
-    blocked.push(url.href);
-    return route.abort('internetdisconnected');
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
   page.on('request', (request) => requests.push(`${request.method()} ${request.url().replace(base, '')}`));
   return { page, blocked, problems, requests };
 }

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Context } from '@fw/core';
+import { createAssetHandler, sendHtmlPage, type Context, type StaticAsset } from '@fw/core';
 
 /** The folder (under the endpoint path) the GraphiQL files are served from. */
 export const PLAYGROUND_FOLDER = '__playground';
@@ -29,12 +28,6 @@ interface Manifest {
   css: string;
 }
 
-interface Asset {
-  type: string;
-  raw: Buffer;
-  gzip: Buffer | undefined;
-}
-
 /** Serves the GraphiQL page and its bundled files (built into dist/playground by the package build). */
 export interface Playground {
   /** The exact request paths of the bundled files (the plugin claims them). */
@@ -54,30 +47,15 @@ export function createPlayground(path: string, onLog: (message: string, error?: 
   const manifest = dir === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest);
   const folder = path.endsWith('/') ? `${path}${PLAYGROUND_FOLDER}` : `${path}/${PLAYGROUND_FOLDER}`;
   const relative = path.endsWith('/') ? `./${PLAYGROUND_FOLDER}` : `./${path.slice(path.lastIndexOf('/') + 1)}/${PLAYGROUND_FOLDER}`;
-  const files = manifest === undefined ? [] : [manifest.js, manifest.css];
-  const byPath = new Map(files.map((file) => [`${folder}/${file}`, file]));
-  const loaded = new Map<string, Promise<Asset>>();
+  const assets: Record<string, StaticAsset> = {};
+  for (const file of manifest === undefined ? [] : [manifest.js, manifest.css]) {
+    assets[`${folder}/${file}`] = { file: join(dir!, file), type: TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' };
+  }
   let html: string | undefined;
   let warned = false;
 
-  const load = (file: string): Promise<Asset> => {
-    let pending = loaded.get(file);
-    if (pending === undefined) {
-      const full = join(dir!, file);
-      pending = Promise.all([readFile(full), readFile(`${full}.gz`).catch(() => undefined)]).then(([raw, gzip]) => ({
-        type: TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream',
-        raw,
-        gzip,
-      }));
-      // A failed read is retried on the next request rather than cached.
-      pending.catch(() => loaded.delete(file));
-      loaded.set(file, pending);
-    }
-    return pending;
-  };
-
   return {
-    assetPaths: [...byPath.keys()],
+    assetPaths: Object.keys(assets),
     page(ctx) {
       if (manifest === undefined) {
         if (!warned) onLog('GraphiQL playground: the bundled files are missing (dist/playground); run the @fw/graphql build');
@@ -86,35 +64,9 @@ export function createPlayground(path: string, onLog: (message: string, error?: 
         return;
       }
       html ??= renderPage(`${relative}/${manifest.js}`, `${relative}/${manifest.css}`);
-      ctx.setHeader('content-type', 'text/html; charset=utf-8');
-      ctx.setHeader('cache-control', 'no-cache');
-      ctx.setHeader('content-security-policy', PAGE_CSP);
-      ctx.setHeader('x-content-type-options', 'nosniff');
-      ctx.setHeader('referrer-policy', 'no-referrer');
-      ctx.send(html, 200);
+      sendHtmlPage(ctx, html, PAGE_CSP);
     },
-    async asset(ctx) {
-      const file = byPath.get(ctx.path);
-      if (file === undefined) {
-        ctx.text('Not Found', 404);
-        return;
-      }
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-        ctx.setHeader('allow', 'GET, HEAD');
-        ctx.text('Method Not Allowed', 405);
-        return;
-      }
-      const asset = await load(file);
-      const acceptEncoding = ctx.headers['accept-encoding'];
-      const gzip = asset.gzip !== undefined && typeof acceptEncoding === 'string' && /\bgzip\b/i.test(acceptEncoding);
-      ctx.setHeader('content-type', asset.type);
-      // File names carry a content hash, so a cached copy never goes stale.
-      ctx.setHeader('cache-control', 'public, max-age=31536000, immutable');
-      ctx.setHeader('x-content-type-options', 'nosniff');
-      ctx.setHeader('vary', 'accept-encoding');
-      if (gzip) ctx.setHeader('content-encoding', 'gzip');
-      ctx.send(gzip ? asset.gzip! : asset.raw, 200);
-    },
+    asset: createAssetHandler(assets),
   };
 }
 

@@ -100,9 +100,9 @@ export class CallRunner {
   /** The grpc-js handler of one method. */
   handler(method: RunnableMethod): UntypedHandleCall {
     if (method.rpc.type === 'unary' || method.rpc.type === 'clientStream') {
-      return ((call: GrpcCall, respond: Respond) => this.runAnswering(method, call, respond)) as UntypedHandleCall;
+      return ((call: GrpcCall, respond: Respond) => this.runCall(method, call, respond, answer)) as UntypedHandleCall;
     }
-    return ((call: GrpcCall) => this.runStreaming(method, call)) as UntypedHandleCall;
+    return ((call: GrpcCall) => this.runCall(method, call, undefined, finishStream)) as UntypedHandleCall;
   }
 
   private start(method: RunnableMethod, call: GrpcCall, respond: Respond | undefined): RunningContext {
@@ -118,7 +118,8 @@ export class CallRunner {
     return ctx;
   }
 
-  private runAnswering(method: RunnableMethod, call: GrpcCall, respond: Respond): void {
+  /** Runs the chain for one call, then sends its outcome with `finish` (the answer, or the end of the stream). */
+  private runCall(method: RunnableMethod, call: GrpcCall, respond: Respond | undefined, finish: (ctx: RunningContext) => void): void {
     const ctx = this.start(method, call, respond);
     let run: Promise<void>;
     try {
@@ -127,27 +128,10 @@ export class CallRunner {
       run = Promise.reject(err);
     }
     run.then(
-      () => this.settle(ctx, answer),
+      () => this.settle(ctx, finish),
       (err: unknown) => {
         ctx._fail(err);
-        this.settle(ctx, answer);
-      },
-    );
-  }
-
-  private runStreaming(method: RunnableMethod, call: GrpcCall): void {
-    const ctx = this.start(method, call, undefined);
-    let run: Promise<void>;
-    try {
-      run = this.chain(ctx);
-    } catch (err) {
-      run = Promise.reject(err);
-    }
-    run.then(
-      () => this.settle(ctx, finishStream),
-      (err: unknown) => {
-        ctx._fail(err);
-        this.settle(ctx, finishStream);
+        this.settle(ctx, finish);
       },
     );
   }

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HTTPError, type Context } from '@fw/core';
+import { createAssetHandler, HTTPError, sendHtmlPage, type Context, type StaticAsset } from '@fw/core';
 
 /** The Swagger UI options the page starts with (any given in `swaggerUI` win). */
 export const DEFAULT_SWAGGER_UI_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({
@@ -19,12 +18,6 @@ interface ManifestFile {
 interface Manifest {
   swaggerUI: string;
   files: Record<string, ManifestFile>;
-}
-
-interface Asset {
-  type: string;
-  raw: Buffer;
-  gzip: Buffer | undefined;
 }
 
 /** What the docs page needs to know. */
@@ -72,24 +65,12 @@ export function createDocsPage(config: DocsPageConfig): DocsPage {
   const dir = findAssetDir();
   const manifest = dir === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest);
   const base = config.docsPath === '/' ? '' : config.docsPath;
-  const byPath = new Map(Object.keys(manifest?.files ?? {}).map((file) => [`${base}/${file}`, file]));
-  const loaded = new Map<string, Promise<Asset>>();
+  // The page asks for each file with its content hash in the query, so a cached copy never goes stale.
+  const assets: Record<string, StaticAsset> = {};
+  for (const [file, { type }] of Object.entries(manifest?.files ?? {})) assets[`${base}/${file}`] = { file: join(dir!, file), type };
   const pages = new Map<string, string>();
   const csp = contentSecurityPolicy(config.connectOrigins);
   let warned = false;
-
-  const load = (file: string): Promise<Asset> => {
-    let pending = loaded.get(file);
-    if (pending === undefined) {
-      const full = join(dir!, file);
-      const type = manifest!.files[file]!.type;
-      pending = Promise.all([readFile(full), readFile(`${full}.gz`).catch(() => undefined)]).then(([raw, gzip]) => ({ type, raw, gzip }));
-      // A failed read is retried on the next request rather than cached.
-      pending.catch(() => loaded.delete(file));
-      loaded.set(file, pending);
-    }
-    return pending;
-  };
 
   const render = (pagePath: string): string => {
     const m = manifest!;
@@ -125,7 +106,7 @@ ${scripts.map((file) => `<script src="${escapeHtml(asset(file))}" defer></script
 
   return {
     pagePaths: config.docsPath === '/' ? ['/'] : [config.docsPath, `${config.docsPath}/`],
-    assetPaths: [...byPath.keys()],
+    assetPaths: Object.keys(assets),
     page(ctx) {
       allowOnly(ctx);
       if (manifest === undefined) {
@@ -135,28 +116,9 @@ ${scripts.map((file) => `<script src="${escapeHtml(asset(file))}" defer></script
       }
       let html = pages.get(ctx.path);
       if (html === undefined) pages.set(ctx.path, (html = render(ctx.path)));
-      ctx.setHeader('content-type', 'text/html; charset=utf-8');
-      ctx.setHeader('cache-control', 'no-cache');
-      ctx.setHeader('content-security-policy', csp);
-      ctx.setHeader('x-content-type-options', 'nosniff');
-      ctx.setHeader('referrer-policy', 'no-referrer');
-      ctx.send(html, 200);
+      sendHtmlPage(ctx, html, csp);
     },
-    async asset(ctx) {
-      allowOnly(ctx);
-      const file = byPath.get(ctx.path);
-      if (file === undefined) throw new HTTPError(404, 'Not Found');
-      const asset = await load(file);
-      const acceptEncoding = ctx.headers['accept-encoding'];
-      const gzip = asset.gzip !== undefined && typeof acceptEncoding === 'string' && /\bgzip\b/i.test(acceptEncoding);
-      ctx.setHeader('content-type', asset.type);
-      // The page asks for each file with its content hash in the query, so a cached copy never goes stale.
-      ctx.setHeader('cache-control', 'public, max-age=31536000, immutable');
-      ctx.setHeader('x-content-type-options', 'nosniff');
-      ctx.setHeader('vary', 'accept-encoding');
-      if (gzip) ctx.setHeader('content-encoding', 'gzip');
-      ctx.send(gzip ? asset.gzip! : asset.raw, 200);
-    },
+    asset: createAssetHandler(assets),
   };
 }
 
