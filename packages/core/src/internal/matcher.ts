@@ -130,7 +130,11 @@ export class TrieMatcher<T> implements Matcher<T> {
       const leaf = node.leaf;
       if (leaf !== null && (this.bestLeaf === null || leaf.order < this.bestLeaf.order)) {
         this.bestLeaf = leaf;
-        this.best = this.stack.slice();
+        // Copy into the reused array: no allocation per match.
+        const stack = this.stack;
+        const best = this.best;
+        best.length = stack.length;
+        for (let i = 0; i < stack.length; i++) best[i] = stack[i]!;
       }
       return;
     }
