@@ -2,7 +2,7 @@
  * @fw/grpc — serves grpc-js services on their own port beside an fw application, with the app's
  * wrappers and (opt-in) middleware, its error mapping and its listen/close lifecycle.
  */
-export { grpcPlugin } from './plugin.js';
+export { DEFAULT_MAX_CONNECTION_IDLE_MS, grpcPlugin } from './plugin.js';
 export type { GrpcPlugin } from './plugin.js';
 export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
 export { GrpcContext } from './context.js';

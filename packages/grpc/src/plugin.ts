@@ -68,7 +68,9 @@ class GrpcServerPlugin implements GrpcPlugin {
       else middleware.push(entry);
     }
     const runner = new CallRunner(app.getWrappers(), middleware, { trustProxy: app.contextSettings.trustProxy, log: config.log });
-    const options: ChannelOptions = { ...config.serverOptions };
+    // Connections with no call for this long are closed (grpc-js keeps them forever otherwise,
+    // so a client that connects and stays silent would hold a socket until the process ends).
+    const options: ChannelOptions = { 'grpc.max_connection_idle_ms': DEFAULT_MAX_CONNECTION_IDLE_MS, ...config.serverOptions };
     if (config.maxReceiveMessageLength !== undefined) options['grpc.max_receive_message_length'] = config.maxReceiveMessageLength;
     if (config.maxSendMessageLength !== undefined) options['grpc.max_send_message_length'] = config.maxSendMessageLength;
     const server = new Server(options);
@@ -156,6 +158,9 @@ class GrpcServerPlugin implements GrpcPlugin {
  * await app.listen(3000);
  * console.log(grpc.address?.target);
  */
+/** How long a connection without calls stays open before the server closes it, unless `serverOptions` says otherwise. */
+export const DEFAULT_MAX_CONNECTION_IDLE_MS = 120_000;
+
 export function grpcPlugin(config: GrpcConfig): GrpcPlugin {
   return new GrpcServerPlugin(resolveGrpcConfig(config));
 }
