@@ -1,5 +1,6 @@
-// `pnpm bench`: the router micro-benchmark, then the REST throughput benchmark, with their
-// default settings. `--json DIR` writes router.json and http.json there.
+// `pnpm bench`: the router micro-benchmark, every HTTP suite (core, middleware, validation,
+// graphql, tracing) and the gRPC suite, each with its default settings (about 10 minutes in all).
+// `--json DIR` writes router.json, http.json and grpc.json there.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,9 +10,9 @@ import { cliArgs } from './lib/cli.mjs';
 
 const { values } = parseArgs({ args: cliArgs(), options: { json: { type: 'string' } } });
 if (values.json) mkdirSync(values.json, { recursive: true });
-for (const name of ['router', 'http']) {
+for (const [name, extra] of [['router', []], ['http', ['--suite', 'all']], ['grpc', []]]) {
   const script = fileURLToPath(new URL(`${name}/run.mjs`, import.meta.url));
-  const args = values.json ? ['--json', join(values.json, `${name}.json`)] : [];
+  const args = [...extra, ...(values.json ? ['--json', join(values.json, `${name}.json`)] : [])];
   console.log(`\n# ${name} benchmark\n`);
   const { status } = spawnSync(process.execPath, [script, ...args], { stdio: 'inherit' });
   if (status !== 0) process.exit(status ?? 1);

@@ -1,15 +1,42 @@
 // The HTTP scenarios. Each server implements the ones it can (see servers/*.mjs) and names them
-// when it announces itself; the harness runs every scenario on every server that serves it.
-// To add one: append it here and implement it in the servers that should run it.
+// when it announces itself; a suite (suites.mjs) runs its scenarios on its servers that serve them.
+// To add one: append it here, implement it in the servers that should run it, list it in a suite.
 //   request: what wrk sends (method/headers/body go into a generated wrk Lua script);
-//   expect:  what the pre-check requires once before loading (status and JSON body);
+//   expect:  what the pre-check requires once before loading: status, JSON body, and optionally
+//            response headers (name → exact value, or true for "present");
+//   invalid: optionally, a request that must be refused with `status` (proves e.g. that
+//            validation is really on); checked once before loading, never loaded;
 //   sameAs:  the scenario it should cost the same as (the issue's "within 10%" targets).
+
+const HELLO = { hello: 'world' };
+
+/** The 10-field JSON body of the validation suite (issue 4), valid for both servers' schemas. */
+const USER = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  age: 36,
+  active: true,
+  role: 'admin',
+  score: 97.5,
+  tags: ['math', 'poetry'],
+  country: 'GB',
+  zip: '12345',
+  createdAt: '2024-05-01T12:00:00Z',
+};
+const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
+
+const GQL_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
+const GQL_VARS_QUERY =
+  'query User($id: ID!, $first: Int!) { user(id: $id) { id name email friends(first: $first) { id name friends(first: 1) { id } } } }';
+const friend = (id) => ({ id, name: `User ${id}`, friends: [{ id: `${id}.1` }] });
+
 export const scenarios = [
+  // Core (issue 2).
   {
     name: 'static',
     label: 'static JSON: GET /json → {"hello":"world"}',
     request: { method: 'GET', path: '/json' },
-    expect: { status: 200, json: { hello: 'world' } },
+    expect: { status: 200, json: HELLO },
   },
   {
     name: 'param',
@@ -22,7 +49,44 @@ export const scenarios = [
     name: 'mw3',
     label: 'static JSON behind 3 route middleware (each `await next()`): GET /mw/json',
     request: { method: 'GET', path: '/mw/json' },
-    expect: { status: 200, json: { hello: 'world' } },
+    expect: { status: 200, json: HELLO },
     sameAs: 'static',
+  },
+  // Middleware (issue 3): a cross-origin GET, so CORS has a header to answer.
+  {
+    name: 'cors-rl',
+    label: 'static JSON behind CORS + rate limit: GET /cors/json with Origin',
+    request: { method: 'GET', path: '/cors/json', headers: { origin: 'https://app.example.com' } },
+    expect: { status: 200, json: HELLO, headers: { 'access-control-allow-origin': '*', 'x-ratelimit-limit': '1000000000', 'x-ratelimit-remaining': true } },
+  },
+  // Validation (issue 4).
+  {
+    name: 'post',
+    label: 'POST /users, 10-field JSON body echoed, no validation',
+    request: { ...JSON_POST, path: '/users', body: USER },
+    expect: { status: 200, json: USER },
+  },
+  {
+    name: 'post-validated',
+    label: 'POST /users/validated, 10-field JSON body validated, then echoed',
+    request: { ...JSON_POST, path: '/users/validated', body: USER },
+    expect: { status: 200, json: USER },
+    invalid: { request: { ...JSON_POST, path: '/users/validated', body: { ...USER, email: 'not-an-email' } }, status: 400 },
+  },
+  // GraphQL (issue 5): POST application/json.
+  {
+    name: 'gql-hello',
+    label: 'GraphQL `{ hello }`: POST /graphql',
+    request: { method: 'POST', path: '/graphql', headers: GQL_HEADERS, body: { query: '{ hello }' } },
+    expect: { status: 200, json: { data: { hello: 'world' } } },
+  },
+  {
+    name: 'gql-vars',
+    label: 'GraphQL query with variables and a nested selection (3 levels): POST /graphql',
+    request: { method: 'POST', path: '/graphql', headers: GQL_HEADERS, body: { query: GQL_VARS_QUERY, variables: { id: '42', first: 3 } } },
+    expect: {
+      status: 200,
+      json: { data: { user: { id: '42', name: 'User 42', email: 'user42@example.com', friends: [friend('42.1'), friend('42.2'), friend('42.3')] } } },
+    },
   },
 ];

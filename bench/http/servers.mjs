@@ -1,9 +1,22 @@
-// The servers the HTTP benchmark loads, each a file started as its own process.
-// `role` marks the references the ratios are taken against.
+// The servers the HTTP benchmarks load, each a file started as its own process. Which of them a
+// run starts, and which are the ratio references, is the suite's business (suites.mjs).
 export const servers = [
+  // Core (issue 2); fw and fastify also serve the tracing suite's untraced side.
   { name: 'fw', label: 'fw (@fw/app createApp)', file: 'servers/fw.mjs' },
-  { name: 'raw', label: 'raw node:http', file: 'servers/raw.mjs', role: 'raw' },
-  { name: 'fastify', label: 'Fastify', file: 'servers/fastify.mjs', role: 'fastify' },
+  { name: 'raw', label: 'raw node:http', file: 'servers/raw.mjs' },
+  { name: 'fastify', label: 'Fastify', file: 'servers/fastify.mjs' },
   { name: 'hono', label: 'Hono (@hono/node-server)', file: 'servers/hono.mjs' },
   { name: 'koa', label: 'Koa + @koa/router', file: 'servers/koa.mjs' },
+  // Middleware (issue 3): bare route and the route behind CORS + rate limit, in one process.
+  { name: 'fw-middleware', label: 'fw (@fw/app)', file: 'servers/fw-middleware.mjs' },
+  { name: 'fastify-middleware', label: 'Fastify', file: 'servers/fastify-middleware.mjs' },
+  // Validation (issue 4): POST without and with body validation, in one process.
+  { name: 'fw-validation', label: 'fw (@fw/app)', file: 'servers/fw-validation.mjs' },
+  { name: 'fastify-validation', label: 'Fastify', file: 'servers/fastify-validation.mjs' },
+  // GraphQL (issue 5).
+  { name: 'fw-graphql', label: 'fw (@fw/app, protocols.graphql)', file: 'servers/fw-graphql.mjs' },
+  { name: 'graphql-http', label: 'bare node:http + graphql-http', file: 'servers/graphql-http.mjs' },
+  // Tracing (issue 7): the core servers' twins with tracing on.
+  { name: 'fw-traced', label: 'fw, tracing on (SDK, batch, no-op exporter)', file: 'servers/fw-traced.mjs' },
+  { name: 'fastify-otel', label: 'Fastify + OTel http & fastify instrumentations (SDK, batch, no-op exporter)', file: 'servers/fastify-otel.mjs' },
 ];

@@ -46,12 +46,13 @@ export function positiveNumber(flag, raw, fallback) {
 /**
  * Filters each named list by the --only tokens: a list none of whose names is mentioned is kept
  * whole, so `--only fw,raw` picks servers and keeps every scenario, `--only static` the reverse.
+ * Unknown names are an error unless `ignoreUnknown` (several suites share one --only).
  */
-export function applyOnly(only, lists) {
+export function applyOnly(only, lists, { ignoreUnknown = false } = {}) {
   if (only === null) return lists;
   const known = new Set(Object.values(lists).flat().map((x) => x.name));
   const unknown = only.filter((t) => !known.has(t));
-  if (unknown.length > 0) throw new Error(`--only: unknown name(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
+  if (unknown.length > 0 && !ignoreUnknown) throw new Error(`--only: unknown name(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
   const out = {};
   for (const [key, list] of Object.entries(lists)) {
     const picked = list.filter((x) => only.includes(x.name));

@@ -12,3 +12,6 @@ export function announce(port, scenarios) {
 
 /** The one payload every server answers the static scenarios with. */
 export const HELLO = Object.freeze({ hello: 'world' });
+
+/** A rate limit no benchmark run reaches (a 60 s window at ~20k req/s is ~1.2 M requests). */
+export const NO_LIMIT = 1_000_000_000;

@@ -1,0 +1,93 @@
+// The HTTP benchmark suites: which servers and scenarios run together (in one alternating run),
+// which servers the per-round ratio columns are taken against (`refs`), which overheads are
+// computed (`overheads`: a scenario on a server against a base scenario/server, per round), and
+// the issue's targets. `node http/run.mjs --suite <name>` runs one; gRPC has its own runner
+// (grpc/run.mjs) because wrk cannot speak it.
+//
+// targets(m) gets the measurements (see report.mjs: m.ratios, m.fmt, m.median, m.overheadVersus)
+// and returns [{ target, measured, verdict }].
+
+export const suites = [
+  {
+    name: 'core',
+    issue: 2,
+    title: 'REST core: static, :param, 3 middleware against raw node:http, Fastify, Hono, Koa',
+    servers: ['fw', 'raw', 'fastify', 'hono', 'koa'],
+    scenarios: ['static', 'param', 'mw3'],
+    refs: ['raw', 'fastify'],
+    defaults: { rounds: 3, duration: 2 },
+    targets(m) {
+      const out = [];
+      const toRaw = m.ratios(['fw', 'static'], ['raw', 'static']);
+      const cpuToRaw = m.ratios(['fw', 'static'], ['raw', 'static'], 'cpuUsPerRequest');
+      out.push({ target: 'static JSON ≥ 0.9× raw node:http', measured: `${m.fmt(toRaw)}; CPU/req × raw ${m.fmt(cpuToRaw)}`, verdict: m.median(toRaw) >= 0.9 ? 'met' : 'not met' });
+      const toFastify = m.ratios(['fw', 'static'], ['fastify', 'static']);
+      out.push({ target: 'static JSON ≥ 1.2× Fastify', measured: m.fmt(toFastify), verdict: m.median(toFastify) >= 1.2 ? 'met' : 'not met' });
+      for (const sc of ['param', 'mw3']) {
+        const x = m.ratios(['fw', sc], ['fw', 'static']);
+        const cpu = m.ratios(['fw', sc], ['fw', 'static'], 'cpuUsPerRequest');
+        out.push({ target: `${sc} within 10% of static (req/s ratio ≥ 0.9)`, measured: `req/s ${m.fmt(x)}; CPU/req ${m.fmt(cpu)} of static`, verdict: m.median(x) >= 0.9 ? 'met' : 'not met' });
+      }
+      return out;
+    },
+  },
+  {
+    name: 'middleware',
+    issue: 3,
+    title: 'static JSON behind CORS + rate limit, as a ratio to the bare route: fw against Fastify',
+    servers: ['fw-middleware', 'fastify-middleware'],
+    scenarios: ['static', 'cors-rl'],
+    overheads: [
+      { label: 'fw: cors() + rateLimit()', test: ['fw-middleware', 'cors-rl'], base: ['fw-middleware', 'static'] },
+      { label: 'Fastify: @fastify/cors + @fastify/rate-limit', test: ['fastify-middleware', 'cors-rl'], base: ['fastify-middleware', 'static'] },
+    ],
+    targets: (m) => [m.overheadVersus('our CORS + rate-limit overhead no larger than Fastify’s', 0, 1)],
+  },
+  {
+    name: 'validation',
+    issue: 4,
+    title: 'POST with a 10-field JSON body: zod (fw) and JSON Schema (Fastify) validation against the same route without',
+    servers: ['fw-validation', 'fastify-validation'],
+    scenarios: ['post', 'post-validated'],
+    overheads: [
+      { label: 'fw: zod 4 via createHandler', test: ['fw-validation', 'post-validated'], base: ['fw-validation', 'post'] },
+      { label: 'Fastify: JSON Schema (Ajv) via schema.body', test: ['fastify-validation', 'post-validated'], base: ['fastify-validation', 'post'] },
+    ],
+    targets(m) {
+      const vs = m.overheadVersus('none (report honestly)', 0, 1);
+      const cross = m.ratios(['fw-validation', 'post-validated'], ['fastify-validation', 'post-validated']);
+      const crossCpu = m.ratios(['fw-validation', 'post-validated'], ['fastify-validation', 'post-validated'], 'cpuUsPerRequest');
+      return [
+        { ...vs, verdict: 'no target' },
+        { target: 'validated route, fw against Fastify (information)', measured: `req/s × Fastify ${m.fmt(cross)}; CPU/req × Fastify ${m.fmt(crossCpu)}`, verdict: 'no target' },
+      ];
+    },
+  },
+  {
+    name: 'graphql',
+    issue: 5,
+    title: 'GraphQL over HTTP: fw against a bare node:http + graphql-http handler',
+    servers: ['fw-graphql', 'graphql-http'],
+    scenarios: ['gql-hello', 'gql-vars'],
+    refs: ['graphql-http'],
+    targets(m) {
+      return ['gql-hello', 'gql-vars'].map((sc) => {
+        const x = m.ratios(['fw-graphql', sc], ['graphql-http', sc]);
+        const cpu = m.ratios(['fw-graphql', sc], ['graphql-http', sc], 'cpuUsPerRequest');
+        return { target: `${sc}: ≥ 1.0× the bare graphql-http handler`, measured: `req/s ${m.fmt(x)}; CPU/req ${m.fmt(cpu)}`, verdict: m.verdict(m.median(x) >= 1, m.median(cpu) <= 1) };
+      });
+    },
+  },
+  {
+    name: 'tracing',
+    issue: 7,
+    title: 'static JSON with tracing on, as a ratio to tracing off: fw against Fastify + OpenTelemetry instrumentations',
+    servers: ['fw', 'fw-traced', 'fastify', 'fastify-otel'],
+    scenarios: ['static'],
+    overheads: [
+      { label: 'fw: observability.tracing', test: ['fw-traced', 'static'], base: ['fw', 'static'] },
+      { label: 'Fastify: instrumentation-http + instrumentation-fastify', test: ['fastify-otel', 'static'], base: ['fastify', 'static'] },
+    ],
+    targets: (m) => [m.overheadVersus('our tracing overhead below the peer’s', 0, 1)],
+  },
+];
