@@ -368,7 +368,9 @@ export class Application extends Router {
             server.close(() => undefined);
             // A response that started streaming before close() was called keeps its connection
             // alive when it ends, so keep closing connections that turn idle.
-            timers.push(setInterval(sweep, 100));
+            const sweeper = setInterval(sweep, 100);
+            sweeper.unref();
+            timers.push(sweeper);
           }, Math.min(IDLE_GRACE_MS, this.config.closeTimeout));
           const force = setTimeout(() => server.closeAllConnections(), this.config.closeTimeout);
           timers = [grace, force];
