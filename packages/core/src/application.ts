@@ -257,7 +257,10 @@ export class Application extends Router {
     }
     if (this.claims.size !== 0) {
       const claim = this.claims.get(ctx.path);
-      if (claim !== undefined) ctx.protocol = claim.protocol;
+      if (claim !== undefined) {
+        ctx.protocol = claim.protocol;
+        ctx._claimed = claim.run;
+      }
     }
     let pending: Promise<void>;
     try {
@@ -401,10 +404,8 @@ export class Application extends Router {
 
   /** Claimed paths, then the route table, then the not-found answer. */
   private readonly routeStage = (ctx: Context): Promise<void> => {
-    if (this.claims.size !== 0) {
-      const claimed = this.claims.get(ctx.path);
-      if (claimed !== undefined) return claimed.run(ctx);
-    }
+    // The path was looked up among the claimed ones when the request came in.
+    if (ctx._claimed !== undefined) return ctx._claimed(ctx);
     const path = ctx.path;
     if (path.indexOf('%') !== -1) {
       try {

@@ -46,6 +46,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   /** The protocol serving this request: `http`, or the protocol of a plugin that claimed the path (`graphql`). */
   protocol: string = 'http';
 
+  /** @internal The handler of a plugin that claimed this path, found when the request came in. */
+  _claimed: ((ctx: Context) => Promise<void>) | undefined = undefined;
   /** @internal */ _status = 0;
   /** @internal */ _payload: Pending = NO_BODY;
   /** @internal The Content-Type json()/text() chose; written at flush unless the handler set its own. */
