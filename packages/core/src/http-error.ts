@@ -8,6 +8,11 @@ export class HTTPError extends Error {
   readonly expose: boolean;
   /** Response headers sent with the error (e.g. `WWW-Authenticate` on a 401). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The gRPC status this error becomes, when the status table's row for `statusCode` is not the
+   * right one (a 409 "not enough stock" is `FAILED_PRECONDITION`, not `ALREADY_EXISTS`).
+   */
+  readonly grpcStatus?: number;
 
   constructor(statusCode: number, message?: string, details?: unknown, options?: HTTPErrorOptions) {
     super(message ?? statusText(statusCode), options?.cause !== undefined ? { cause: options.cause } : undefined);
@@ -16,6 +21,8 @@ export class HTTPError extends Error {
     if (details !== undefined) this.details = details;
     this.expose = options?.expose ?? true;
     if (options?.headers !== undefined) this.headers = options.headers;
+    const grpc = options?.grpcStatus;
+    if (typeof grpc === 'number' && Number.isInteger(grpc) && grpc >= 1 && grpc <= 16) this.grpcStatus = grpc;
   }
 }
 
@@ -27,6 +34,12 @@ export interface HTTPErrorOptions {
   expose?: boolean;
   /** Response headers to send with the error. */
   headers?: Record<string, string>;
+  /**
+   * The gRPC status code (a `GRPC_STATUS` value, 1–16) to answer gRPC calls with, overriding the
+   * status table's row for `statusCode`. HTTP and GraphQL still use `statusCode`.
+   * @default the status table's row for `statusCode`
+   */
+  grpcStatus?: number;
 }
 
 /** Whether a value is an HTTPError (also across copies of this package). */

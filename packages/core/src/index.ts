@@ -10,7 +10,7 @@ export { Context } from './context.js';
 export type { ContextSettings, TrustProxy } from './context.js';
 export { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
 export type { ErrorBody, HTTPErrorOptions } from './http-error.js';
-export { GRPC_STATUS, httpStatusFromGrpc, protocolStatus } from './status-map.js';
+export { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc, protocolStatus } from './status-map.js';
 export type { ProtocolStatus } from './status-map.js';
 export { ROUTE_META, ROUTE_SCHEMA, Router, joinPaths } from './router.js';
 export type { RouteHandlers } from './router.js';

@@ -76,3 +76,11 @@ export function protocolStatus(httpStatus: number): ProtocolStatus {
 export function httpStatusFromGrpc(code: number): number {
   return FROM_GRPC[code] ?? 500;
 }
+
+/**
+ * The gRPC status an HTTPError answers a gRPC call with: its own `grpcStatus` when it names one,
+ * else the status table's row for its `statusCode`.
+ */
+export function grpcStatusOf(err: { statusCode: number; grpcStatus?: number }): number {
+  return err.grpcStatus ?? protocolStatus(err.statusCode).grpc;
+}
