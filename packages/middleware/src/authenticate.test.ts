@@ -139,6 +139,24 @@ describe('authenticate(verifier)', () => {
     });
   });
 
+  it('adds its invalid_token challenge (with the realm) to a 401 HTTPError the verifier throws without one, keeping its message', async () => {
+    const noExpiry = (): never => {
+      throw new HTTPError(401, 'Token has no expiry');
+    };
+    await withAuth(authenticate({ verifier: noExpiry, realm: 'api' }), async (url) => {
+      const res = await send(`${url}/me`, bearer('x'));
+      expect(res.status).toBe(401);
+      expect(res.json()).toEqual({ error: true, message: 'Token has no expiry', code: 401 });
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
+    });
+    const ownChallenge = (): never => {
+      throw new HTTPError(401, 'Custom', undefined, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="custom"' } });
+    };
+    await withAuth(authenticate(ownChallenge), async (url) => {
+      expect((await send(`${url}/me`, bearer('x'))).headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="custom"');
+    });
+  });
+
   it('with optional: true, lets requests without a header through with no user, but still rejects bad tokens', async () => {
     await withAuth(authenticate({ verifier, optional: true }), async (url) => {
       const anonymous = await send(`${url}/me`);

@@ -101,7 +101,13 @@ function createAuthenticate(config: AuthenticateConfig): ProtocolMiddleware {
     try {
       user = await verify(match[1]!, ctx);
     } catch (err) {
-      if (isHTTPError(err)) throw err;
+      if (isHTTPError(err)) {
+        // A verifier's own 401 ("token has no exp") still needs the RFC 6750 challenge.
+        if (err.statusCode === 401 && !hasChallenge(err.headers)) {
+          throw new HTTPError(401, err.message, err.details, { cause: err, headers: { ...err.headers, ...invalidChallenge }, expose: err.expose, grpcStatus: err.grpcStatus });
+        }
+        throw err;
+      }
       throw new HTTPError(401, INVALID_TOKEN_MESSAGE, undefined, { cause: err, headers: invalidChallenge });
     }
     if (user === undefined || user === null || user === false) {
@@ -111,4 +117,10 @@ function createAuthenticate(config: AuthenticateConfig): ProtocolMiddleware {
     return next();
   };
   return Object.assign(middleware, { [ROUTE_META]: optional ? OPTIONAL_AUTH_META : AUTH_META });
+}
+
+function hasChallenge(headers: Readonly<Record<string, string>> | undefined): boolean {
+  if (headers === undefined) return false;
+  for (const name in headers) if (name.toLowerCase() === 'www-authenticate') return true;
+  return false;
 }

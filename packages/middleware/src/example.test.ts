@@ -29,11 +29,13 @@ it('runs the README example', async () => {
     expect(me.headers.get('x-ratelimit-remaining')).toBe('99');
     expect((await fetch(`${url}/users/7`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(204);
     expect((await fetch(`${url}/me`)).status).toBe(401);
-    expect(lines.map((line) => line.replace(/ - \d+ms/, ' - Nms'))).toEqual([
+    // Every thrown error is logged with its stack (the 401 too): compare the first lines.
+    expect(lines.map((line) => line.split('\n')[0]!.replace(/ - \d+ms/, ' - Nms'))).toEqual([
       '[200] GET /me - Nms',
       '[204] DELETE /users/7 - Nms',
       '[ERROR] GET /me - Nms HTTPError 401: Authentication required',
     ]);
+    expect(lines[2]).toMatch(/\n\s+at authenticate /);
   } finally {
     await app.close();
   }

@@ -8,12 +8,13 @@ export { logger } from './logger.js';
 export type { LoggerMiddleware } from './logger.js';
 export { rateLimit, DEFAULT_RATE_LIMIT_MAX_REQUESTS, DEFAULT_RATE_LIMIT_MESSAGE, DEFAULT_RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
 export type { RateLimitMiddleware } from './rate-limit.js';
+export { clientIpKey, DEFAULT_IPV6_SUBNET } from './ip-key.js';
 export { MemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './memory-store.js';
 export { RedisStore, RedisStoreError, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT } from './redis-store.js';
 export { authenticate, AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './authenticate.js';
 export type { Authenticate } from './authenticate.js';
 export { requireRole, rolesOf, INSUFFICIENT_ROLE_MESSAGE } from './require-role.js';
-export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS } from './jwt.js';
+export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './jwt.js';
 export type {
   AuthenticateConfig,
   CorsConfig,

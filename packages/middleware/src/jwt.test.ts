@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import { Application } from '@fw/core';
 import { send, start, type TestResponse } from '../test/http.js';
-import { authenticate, jwtVerifier } from './index.js';
+import { authenticate, jwtVerifier, MISSING_EXP_MESSAGE } from './index.js';
 import type { JwtVerifierConfig } from './index.js';
 
 const SECRET = 'a-test-secret-that-is-at-least-32-bytes-long!';
@@ -105,6 +105,27 @@ describe('jwtVerifier with an HS256 secret', () => {
     const payload = Buffer.from(JSON.stringify({ sub: 'admin', exp: now() + 60 })).toString('base64url');
     await withJwt({ secret: SECRET }, async (call) => {
       expectInvalid(await call(`${header}.${payload}.`));
+    });
+  });
+
+  it('rejects a token without exp by default with a 401 that says so', async () => {
+    const forever = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(secretKey);
+    await withJwt({ secret: SECRET }, async (call) => {
+      const res = await call(forever);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+      expect(res.json()).toEqual({ error: true, message: MISSING_EXP_MESSAGE, code: 401 });
+      expect(MISSING_EXP_MESSAGE).toMatch(/exp/);
+      // A badly signed token without exp is just invalid: the claims of an unverified token are never read.
+      expectInvalid(await call(await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another-secret-another-secret-another'))));
+    });
+  });
+
+  it('accepts a token without exp with requireExp: false, and still checks exp when it is there', async () => {
+    const forever = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(secretKey);
+    await withJwt({ secret: SECRET, requireExp: false }, async (call) => {
+      expect((await call(forever)).status).toBe(200);
+      expectInvalid(await call(await sign({ sub: 'x' }, secretKey, 'HS256', { exp: now() - 10 })));
     });
   });
 
@@ -259,6 +280,7 @@ describe('jwtVerifier configuration', () => {
     expect(() => jwtVerifier({ publicKey: { kty: 'oct', k: 'abc' } })).toThrow(/use the secret option/);
     expect(() => jwtVerifier({ jwksUrl: 'ftp://a.example/jwks' })).toThrow(/http\(s\) URL/);
     expect(() => jwtVerifier({ secret: SECRET, clockTolerance: -1 })).toThrow(/clockTolerance/);
+    expect(() => jwtVerifier({ secret: SECRET, requireExp: 'no' as unknown as boolean })).toThrow(/requireExp must be a boolean/);
   });
 
   it('derives public key from a private key given by mistake', async () => {

@@ -28,12 +28,16 @@ function loadJose(): Promise<Jose> {
   }));
 }
 
+/** Message of the 401 for a token without `exp` (unless `requireExp: false`). */
+export const MISSING_EXP_MESSAGE = 'Token has no expiration time (exp claim)';
+
 // JWKS errors that mean "the key server is unreachable or broken", not "the token is bad".
 const KEY_SERVER_ERRORS = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
 
 /**
  * A token verifier for `authenticate` built on `jose`: checks the signature (HS256 secret,
- * RS256/ES256/EdDSA public key, or a remote JWKS), `exp`/`nbf`, and optionally `iss`/`aud`, and
+ * RS256/ES256/EdDSA public key, or a remote JWKS), `exp` (required unless `requireExp: false`,
+ * since a token without one is valid forever) and `nbf`, and optionally `iss`/`aud`, and
  * returns the claims, which `authenticate` puts in `ctx.user` (`ctx.user.sub` is the subject).
  * When the JWKS cannot be fetched the verifier throws a 503 instead of calling the token invalid.
  * @example
@@ -77,6 +81,9 @@ export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
     throw new TypeError('jwtVerifier: clockTolerance must be a number of seconds >= 0');
   }
 
+  const requireExp = config.requireExp ?? true;
+  if (typeof requireExp !== 'boolean') throw new TypeError('jwtVerifier: requireExp must be a boolean');
+
   const options: JWTVerifyOptions = { algorithms: [...algorithms], clockTolerance };
   if (config.issuer !== undefined) options.issuer = typeof config.issuer === 'string' ? config.issuer : [...config.issuer];
   if (config.audience !== undefined) options.audience = typeof config.audience === 'string' ? config.audience : [...config.audience];
@@ -93,11 +100,19 @@ export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
       return createRemoteJWKSet(jwksUrl!, remoteOptions);
     }));
 
+  /** Claims of a verified token (signature and present time claims checked by jose). */
+  const accepted = (claims: JwtClaims): JwtClaims => {
+    // A 401 with its own message; authenticate adds the invalid_token challenge.
+    if (requireExp && claims.exp === undefined) throw new HTTPError(401, MISSING_EXP_MESSAGE);
+    return claims;
+  };
+
   return async function verifyJwt(token: string): Promise<JwtClaims> {
     const { jwtVerify } = await loadJose();
-    if (jwksUrl === undefined) return (await jwtVerify(token, key!, options)).payload as JwtClaims;
+    if (jwksUrl === undefined) return accepted((await jwtVerify(token, key!, options)).payload as JwtClaims);
+    let claims: JwtClaims;
     try {
-      return (await jwtVerify(token, await remote(), options)).payload as JwtClaims;
+      claims = (await jwtVerify(token, await remote(), options)).payload as JwtClaims;
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
       if (typeof code !== 'string' || !code.startsWith('ERR_J') || KEY_SERVER_ERRORS.has(code)) {
@@ -105,6 +120,7 @@ export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
       }
       throw err;
     }
+    return accepted(claims);
   };
 }
 

@@ -40,11 +40,19 @@ async function withLogger(config: LoggerConfig, fn: (url: string) => Promise<voi
   }
 }
 
+const COLOR_VARIABLES = ['NO_COLOR', 'FORCE_COLOR', 'NODE_DISABLE_COLORS', 'TERM'] as const;
+
 describe('logger()', () => {
-  const savedNoColor = process.env.NO_COLOR;
+  const saved = Object.fromEntries(COLOR_VARIABLES.map((name) => [name, process.env[name]]));
+  // Every test starts with no colour variable set (jest itself may set FORCE_COLOR in workers).
+  beforeEach(() => {
+    for (const name of COLOR_VARIABLES) delete process.env[name];
+  });
   afterEach(() => {
-    if (savedNoColor === undefined) delete process.env.NO_COLOR;
-    else process.env.NO_COLOR = savedNoColor;
+    for (const name of COLOR_VARIABLES) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
   });
 
   it('logs one line per request as "[<status>] <method> <path> - <duration>ms" to a function', async () => {
@@ -164,24 +172,25 @@ describe('logger()', () => {
     expect(lines[0]).toContain('logger.test.ts');
   });
 
-  it('logs a thrown 4xx HTTPError as one [ERROR] line with its status, while the client gets its status and body', async () => {
+  it('logs a thrown 4xx HTTPError with its status and stack, while the client gets its status and body', async () => {
     const lines: string[] = [];
     await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
       const res = await send(`${url}/gone`);
       expect(res.status).toBe(410);
       expect(res.json()).toEqual({ error: true, message: 'Gone for good', code: 410 });
     });
-    expect(lines).toEqual([expect.stringMatching(/^\[ERROR\] GET \/gone - \d+ms HTTPError 410: Gone for good$/)]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[ERROR\] GET \/gone - \d+ms HTTPError 410: Gone for good\n\s+at .*logger\.test\.ts/);
   });
 
-  it('adds the stack to 4xx HTTPErrors with clientErrorStacks, and always to 5xx HTTPErrors', async () => {
+  it('logs a thrown 4xx HTTPError as one line without its stack with clientErrorStacks: false, and 5xx HTTPErrors still with it', async () => {
     const lines: string[] = [];
-    await withLogger({ stream: (line) => lines.push(line), clientErrorStacks: true }, async (url) => {
+    await withLogger({ stream: (line) => lines.push(line), clientErrorStacks: false }, async (url) => {
       await send(`${url}/gone`);
     });
-    expect(lines[0]).toMatch(/^\[ERROR\] GET \/gone - \d+ms HTTPError 410: Gone for good\n\s+at /);
+    expect(lines).toEqual([expect.stringMatching(/^\[ERROR\] GET \/gone - \d+ms HTTPError 410: Gone for good$/)]);
     const app = new Application({ onLog: () => undefined });
-    app.use(logger({ stream: (line) => lines.push(line) }));
+    app.use(logger({ stream: (line) => lines.push(line), clientErrorStacks: false }));
     app.get('/unavailable', () => {
       throw new HTTPError(503, 'Down for maintenance');
     });
@@ -192,6 +201,32 @@ describe('logger()', () => {
       await app.close();
     }
     expect(lines[1]).toMatch(/^\[ERROR\] GET \/unavailable - \d+ms HTTPError 503: Down for maintenance\n\s+at .*logger\.test\.ts/);
+  });
+
+  it('colours a function target and a non-TTY stream when FORCE_COLOR is set', async () => {
+    process.env.FORCE_COLOR = '1';
+    const lines: string[] = [];
+    const stream = fakeStream(false);
+    await withLogger({ stream: (line) => lines.push(line) }, async (url) => {
+      await send(`${url}/ok`);
+    });
+    await withLogger({ stream }, async (url) => {
+      await send(`${url}/bad`);
+    });
+    expect(lines[0]).toMatch(new RegExp(`^${ESC}\\[32m\\[200\\]${ESC}\\[39m GET /ok - \\d+ms$`));
+    expect(stream.chunks[0]).toMatch(new RegExp(`^${ESC}\\[33m\\[400\\]${ESC}\\[39m GET /bad - \\d+ms\\n$`));
+  });
+
+  it('does not colour a TTY when FORCE_COLOR=0, NODE_DISABLE_COLORS or an empty NO_COLOR is set', async () => {
+    for (const [name, value] of [['FORCE_COLOR', '0'], ['NODE_DISABLE_COLORS', '1'], ['NO_COLOR', '']] as const) {
+      process.env[name] = value;
+      const stream = fakeStream(true);
+      await withLogger({ stream }, async (url) => {
+        await send(`${url}/ok`);
+      });
+      expect(stream.chunks[0]).toMatch(/^\[200\] GET \/ok - \d+ms\n$/);
+      delete process.env[name];
+    }
   });
 
   it('colours [ERROR] red on a TTY', async () => {
@@ -217,6 +252,52 @@ describe('logger()', () => {
       await app.close();
     }
     expect(lines[0]).toMatch(/^\[ERROR\] GET \/weird - \d+ms \{"reason":"not an Error"\}$/);
+  });
+
+  it('escapes control characters of an error message built from a decoded route param, so a request cannot forge log lines or send terminal escapes', async () => {
+    const lines: string[] = [];
+    const chunks: string[] = [];
+    const forged = '%0A%5BERROR%5D%20GET%20%2Fadmin%1B%5B2J%0D%09%7F%C2%9B%0A%20%20%20%20at%20evil%20(x.js%3A1%3A1)';
+    for (const stream of [(line: string) => lines.push(line), { write: (chunk: string) => chunks.push(chunk) > 0 }]) {
+      const app = new Application({ onLog: () => undefined });
+      app.use(logger({ stream, colors: true }));
+      app.get('/echo/:x', (ctx) => {
+        throw new Error((ctx.params as { x: string }).x);
+      });
+      const url = await start(app);
+      try {
+        expect((await send(`${url}/echo/oops${forged}`)).status).toBe(500);
+      } finally {
+        await app.close();
+      }
+    }
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.endsWith('\n')).toBe(true);
+    for (const text of [lines[0]!, chunks[0]!.slice(0, -1)]) {
+      const [head, ...frames] = text.split('\n');
+      expect(head).toMatch(
+        new RegExp(
+          `^${ESC}\\[31m\\[ERROR\\]${ESC}\\[39m GET /echo/oops%0A%5BERROR%5D%20GET%20%2Fadmin%1B%5B2J%0D%09%7F%C2%9B%0A%20%20%20%20at%20evil%20\\(x\\.js%3A1%3A1\\) - \\d+ms ` +
+            'Error: oops\\\\n\\[ERROR\\] GET /admin\\\\x1b\\[2J\\\\r\\\\t\\\\x7f\\\\x9b\\\\n    at evil \\(x\\.js:1:1\\)$',
+        ),
+      );
+      // Only the tag's own colour codes are raw escapes; every following line is a real frame.
+      expect(head!.replaceAll(`${ESC}[31m`, '').replaceAll(`${ESC}[39m`, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      expect(frames.length).toBeGreaterThan(0);
+      for (const frame of frames) {
+        expect(frame).toMatch(/^ {4}at /);
+        expect(frame).not.toContain('evil');
+      }
+    }
+  });
+
+  it('escapes control characters in the method, the path and a thrown string', async () => {
+    const lines: string[] = [];
+    const ctx = { protocol: 'http', method: 'GET\u001b[1m', path: '/a\nb\u2028c', statusCode: 200 } as unknown as Context;
+    await logger({ stream: (line) => lines.push(line) })(ctx, () => Promise.resolve());
+    await expect(logger({ stream: (line) => lines.push(line) })(ctx, () => Promise.reject('bad\r\nthing'))).rejects.toBe('bad\r\nthing');
+    expect(lines[0]).toMatch(/^\[200\] GET\\x1b\[1m \/a\\nb\\u2028c - \d+ms$/);
+    expect(lines[1]).toMatch(/^\[ERROR\] GET\\x1b\[1m \/a\\nb\\u2028c - \d+ms bad\\r\\nthing$/);
   });
 
   it('still answers the request when the log target throws', async () => {

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { isHTTPError, type Context, type Next } from '@fw/core';
+import { useColors } from './internal/colors.js';
+import { escapeControl } from './internal/escape.js';
 import type { LoggerConfig, LogTarget } from './types.js';
 
 /** The logging middleware `logger()` returns (HTTP only: it lets gRPC calls through untouched). */
@@ -13,9 +15,12 @@ const RESET = '\u001b[39m';
 
 /**
  * Logs one line per request: `[<status>] <method> <path> - <duration>ms`; the status is green
- * for 2xx, cyan for 3xx, yellow for 4xx, red for 5xx when colours are on. A thrown error logs
- * `[ERROR] <method> <path> - <duration>ms <error text>` followed by the stack (not for 4xx
- * HTTPErrors unless `clientErrorStacks`), and is re-thrown, so the error handler still answers.
+ * for 2xx, cyan for 3xx, yellow for 4xx, red for 5xx when colours are on (as node decides for a
+ * terminal: FORCE_COLOR, NO_COLOR, NODE_DISABLE_COLORS, TTY). A thrown error logs
+ * `[ERROR] <method> <path> - <duration>ms <error text>` followed by the stack (4xx HTTPErrors
+ * without it when `clientErrorStacks: false`), and is re-thrown, so the error handler still
+ * answers. Control characters from the request (method, path, error messages) are written as
+ * visible escapes (`\n`, `\x1b`), so no request can forge a log line or drive the terminal.
  * @example
  * app.use(logger());                                  // to stdout
  * app.use(logger({ stream: (line) => lines.push(line) }));
@@ -27,8 +32,8 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
   }
   if (config.colors !== undefined && typeof config.colors !== 'boolean') throw new TypeError('logger: colors must be a boolean');
   if (config.clientErrorStacks !== undefined && typeof config.clientErrorStacks !== 'boolean') throw new TypeError('logger: clientErrorStacks must be a boolean');
-  const clientErrorStacks = config.clientErrorStacks ?? false;
-  const colors = config.colors ?? (typeof target !== 'function' && target.isTTY === true && !process.env.NO_COLOR);
+  const clientErrorStacks = config.clientErrorStacks ?? true;
+  const colors = config.colors ?? useColors(target, process.env);
   const emit = typeof target === 'function' ? target : (line: string) => target.write(`${line}\n`);
   const write = (line: string): void => {
     try {
@@ -45,17 +50,21 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
       await next();
     } catch (err) {
       const head = colors ? `${RED}[ERROR]${RESET}` : '[ERROR]';
-      // A 4xx HTTPError is an answer given on purpose (401, 404, 429): its stack is only the
-      // middleware chain, and logging it for every rejected request would flood the log.
+      // The spec logs every error with its stack; `clientErrorStacks: false` spares the log the
+      // stacks of 4xx HTTPErrors, answers given on purpose (401, 404, 429) that any client can cause.
       const withStack = clientErrorStacks || !(isHTTPError(err) && err.statusCode < 500);
-      write(`${head} ${ctx.method} ${ctx.path} - ${elapsed(start)}ms ${errorText(err, withStack)}`);
+      write(`${head} ${requestLine(ctx)} - ${elapsed(start)}ms ${errorText(err, withStack)}`);
       throw err;
     }
     // Nothing answered yet means the framework will send its 404.
     const status = ctx.statusCode || 404;
     const tag = `[${status}]`;
-    write(`${colors ? paint(status, tag) : tag} ${ctx.method} ${ctx.path} - ${elapsed(start)}ms`);
+    write(`${colors ? paint(status, tag) : tag} ${requestLine(ctx)} - ${elapsed(start)}ms`);
   };
+}
+
+function requestLine(ctx: Context): string {
+  return `${escapeControl(ctx.method)} ${escapeControl(ctx.path)}`;
 }
 
 function elapsed(start: number): number {
@@ -67,17 +76,38 @@ function paint(status: number, text: string): string {
   return colour === '' ? text : `${colour}${text}${RESET}`;
 }
 
-/** `Name[ status]: message`, then the stack frames when asked; other thrown values as text. */
+/**
+ * `Name[ status]: message`, then the stack frames when asked; other thrown values as text. All
+ * of it escaped: only the line breaks between stack frames are written as they are.
+ */
 function errorText(err: unknown, withStack: boolean): string {
   if (err instanceof Error) {
-    const head = `${err.name}${isHTTPError(err) ? ` ${err.statusCode}` : ''}: ${err.message}`;
-    if (!withStack || err.stack === undefined) return head;
-    const frames = err.stack.split('\n').filter((line) => /^\s+at /.test(line));
-    return frames.length === 0 ? head : `${head}\n${frames.join('\n')}`;
+    const head = escapeControl(`${err.name}${isHTTPError(err) ? ` ${err.statusCode}` : ''}: ${err.message}`);
+    if (!withStack || typeof err.stack !== 'string') return head;
+    const frames = stackFrames(err.stack, err.message);
+    return frames.length === 0 ? head : `${head}\n${frames.map(escapeControl).join('\n')}`;
   }
+  let text: string;
   try {
-    return typeof err === 'string' ? err : JSON.stringify(err) ?? String(err);
+    text = typeof err === 'string' ? err : JSON.stringify(err) ?? String(err);
   } catch {
-    return String(err);
+    text = String(err);
   }
+  return escapeControl(text);
+}
+
+const FRAME = /^\s+at /;
+
+/**
+ * The frame lines of a V8 stack. The stack starts with the message, which may hold line breaks
+ * and lines that look like frames (`\n    at evil (x.js:1:1)`): frames are only read after it.
+ */
+function stackFrames(stack: string, message: string): string[] {
+  const at = message === '' ? -1 : stack.indexOf(message);
+  if (at !== -1) return stack.slice(at + message.length).split('\n').filter((line) => FRAME.test(line));
+  // The message changed after the stack was taken: the frames are the lines at the end that look like frames.
+  const lines = stack.split('\n');
+  let first = lines.length;
+  while (first > 1 && FRAME.test(lines[first - 1]!)) first--;
+  return lines.slice(first);
 }

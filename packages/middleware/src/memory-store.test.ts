@@ -64,7 +64,7 @@ describe('MemoryStore', () => {
     expect(store.size).toBe(20);
   });
 
-  it('caps the number of keys at maxKeys even when every window is live, dropping the oldest', () => {
+  it('caps the number of keys at maxKeys even when every window is live, dropping the least recently used', () => {
     const store = new MemoryStore({ maxKeys: 1000 });
     for (let i = 0; i < 5000; i++) store.increment(`k${i}`, 60_000);
     expect(store.size).toBe(1000);
@@ -72,6 +72,35 @@ describe('MemoryStore', () => {
     expect(store.increment('k4999', 60_000).count).toBe(2);
     expect(store.increment('k0', 60_000).count).toBe(1);
     expect(DEFAULT_MEMORY_STORE_MAX_KEYS).toBe(100_000);
+  });
+
+  it('evicts the least recently used key when full, not the key with the oldest window', () => {
+    const store = new MemoryStore({ maxKeys: 3 });
+    store.increment('busy', 60_000);
+    store.increment('b', 60_000);
+    store.increment('c', 60_000);
+    // busy has the oldest window but was used last.
+    store.increment('busy', 60_000);
+    store.increment('d', 60_000);
+    expect(store.size).toBe(3);
+    expect(store.increment('busy', 60_000).count).toBe(3);
+    expect(store.increment('c', 60_000).count).toBe(2);
+    // b was the least recently used and was dropped.
+    expect(store.increment('b', 60_000).count).toBe(1);
+  });
+
+  it('keeps counting a busy client while 150,000 fresh keys flood the default store', () => {
+    const store = new MemoryStore();
+    let busy = store.increment('busy', 60_000).count;
+    for (let i = 0; i < 150_000; i++) {
+      store.increment(`flood-${i}`, 60_000);
+      if (i % 100 === 99) busy = store.increment('busy', 60_000).count;
+    }
+    expect(store.size).toBe(DEFAULT_MEMORY_STORE_MAX_KEYS);
+    expect(busy).toBe(1 + 1500);
+    expect(store.increment('busy', 60_000).count).toBe(1502);
+    // The earliest flood keys were the least recently used: gone.
+    expect(store.increment('flood-0', 60_000).count).toBe(1);
   });
 
   it('keeps a key whose window restarted behind keys with earlier windows', () => {

@@ -14,17 +14,24 @@ interface Window {
 /**
  * The default rate-limit store: fixed windows in a Map, in this process only.
  *
- * Memory stays bounded: the Map is kept in window-start order (a key whose window restarts moves
- * to the end), so expired windows sit at the front and are dropped as requests come in, a batch
- * at a time; `maxKeys` caps the size even if every window is still live.
+ * Memory stays bounded: the Map is kept in least-recently-used order (every hit moves its key to
+ * the end), so keys nobody uses any more sit at the front, where expired windows are dropped as
+ * requests come in, a batch at a time; past `maxKeys` the least recently used key is dropped, so a
+ * flood of new keys cannot push out the windows of clients that keep coming.
  * @example
  * app.use(rateLimit({ store: new MemoryStore({ maxKeys: 50_000 }) }));
  */
 export class MemoryStore implements RateLimitStore {
   private readonly windows = new Map<string, Window>();
   private readonly maxKeys: number;
-  /** resetAt of the entry at the front of the Map (or earlier); nothing can expire before it. */
+  /**
+   * resetAt of the entry at the front of the Map when it was last looked at: the sweep runs once
+   * that has passed. Keys behind it may expire earlier (they were used later, but their windows
+   * may have started earlier); they are dropped when the sweep reaches them, within a window.
+   */
   private frontResetAt = Number.POSITIVE_INFINITY;
+  /** The key at the end of the Map, which a hit need not move. */
+  private newest: string | undefined = undefined;
 
   constructor(config: MemoryStoreConfig = {}) {
     const maxKeys = config.maxKeys ?? DEFAULT_MEMORY_STORE_MAX_KEYS;
@@ -45,19 +52,26 @@ export class MemoryStore implements RateLimitStore {
     if (now >= this.frontResetAt) this.sweep(now);
     const windows = this.windows;
     const current = windows.get(key);
-    if (current !== undefined && current.resetAt > now) {
-      current.count++;
+    if (current !== undefined) {
+      // Re-insert (O(1)) so the Map stays in least-recently-used order.
+      if (key !== this.newest) {
+        windows.delete(key);
+        windows.set(key, current);
+        this.newest = key;
+      }
+      if (current.resetAt > now) {
+        current.count++;
+      } else {
+        current.count = 1;
+        current.resetAt = now + windowMs;
+      }
       return { count: current.count, resetAt: current.resetAt };
     }
-    if (current !== undefined) {
-      // Re-insert so the Map stays ordered by window start.
-      windows.delete(key);
-    } else if (windows.size >= this.maxKeys) {
-      this.dropOldest();
-    }
+    if (windows.size >= this.maxKeys) this.dropLeastRecentlyUsed();
     const fresh: Window = { count: 1, resetAt: now + windowMs };
     if (windows.size === 0) this.frontResetAt = fresh.resetAt;
     windows.set(key, fresh);
+    this.newest = key;
     return { count: 1, resetAt: fresh.resetAt };
   }
 
@@ -70,12 +84,14 @@ export class MemoryStore implements RateLimitStore {
   /** Forgets `key`. */
   reset(key: string): void {
     this.windows.delete(key);
+    if (key === this.newest) this.newest = undefined;
   }
 
   /** Forgets every key. */
   clear(): void {
     this.windows.clear();
     this.frontResetAt = Number.POSITIVE_INFINITY;
+    this.newest = undefined;
   }
 
   private sweep(now: number): void {
@@ -87,13 +103,16 @@ export class MemoryStore implements RateLimitStore {
         break;
       }
       this.windows.delete(key);
+      if (key === this.newest) this.newest = undefined;
       dropped++;
     }
     this.frontResetAt = front;
   }
 
-  private dropOldest(): void {
-    const oldest = this.windows.keys().next();
-    if (oldest.done !== true) this.windows.delete(oldest.value);
+  private dropLeastRecentlyUsed(): void {
+    const first = this.windows.keys().next();
+    if (first.done === true) return;
+    this.windows.delete(first.value);
+    if (first.value === this.newest) this.newest = undefined;
   }
 }

@@ -260,6 +260,75 @@ describe('rateLimit() fields', () => {
   });
 });
 
+describe('rateLimit() behind an error middleware', () => {
+  /** The spec's conventional error middleware, registered before (outside) rateLimit(). */
+  function conventionalErrors(app: Application): void {
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } catch (e) {
+        const err = e as HTTPError;
+        ctx.json({ error: true, message: err.message, code: err.statusCode }, err.statusCode);
+      }
+    });
+  }
+
+  it('keeps Retry-After and the X-RateLimit headers on the 429 the error middleware writes', async () => {
+    const app = new Application({ onLog: () => undefined });
+    conventionalErrors(app);
+    app.use(rateLimit({ maxRequests: 1, standardHeaders: true }));
+    addRoutes(app);
+    const url = await start(app);
+    try {
+      expect((await send(`${url}/ok`)).status).toBe(200);
+      const limited = await send(`${url}/ok`);
+      expect(limited.status).toBe(429);
+      expect(limited.json()).toEqual({ error: true, message: DEFAULT_RATE_LIMIT_MESSAGE, code: 429 });
+      expect(limited.headers['x-ratelimit-limit']).toBe('1');
+      expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+      expect(limited.headers['x-ratelimit-reset']).toMatch(ISO);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(limited.headers.ratelimit).toMatch(/^limit=1, remaining=0, reset=\d+$/);
+      expect(limited.headers['ratelimit-policy']).toBe('1;w=60');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('sends each rate-limit header once on the 429 of the default error handler', async () => {
+    await withLimit({ maxRequests: 0 }, async (url) => {
+      const limited = await send(`${url}/ok`);
+      expect(limited.status).toBe(429);
+      expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+      expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+      expect(limited.headers['x-ratelimit-limit']).toBe('0');
+    });
+  });
+});
+
+describe('rateLimit() under a flood of new clients', () => {
+  function context(ip: string): ProtocolContext {
+    return { protocol: 'http', method: 'GET', path: '/', headers: {}, state: {}, ip, statusCode: 200, setHeader: () => undefined };
+  }
+
+  it('keeps a busy client limited while 100,000 fresh client addresses arrive', async () => {
+    const limit = rateLimit({ maxRequests: 5 });
+    const next = (): Promise<void> => Promise.resolve();
+    const busy = async (): Promise<number> => limit(context('198.51.100.7'), next).then(() => 200, (err: unknown) => toStatus(err));
+    for (let i = 0; i < 5; i++) expect(await busy()).toBe(200);
+    const statuses = new Set<number>();
+    for (let i = 0; i < 110_000; i++) {
+      await limit(context(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`), next);
+      if (i % 1000 === 999) statuses.add(await busy());
+    }
+    expect([...statuses]).toEqual([429]);
+  });
+});
+
+function toStatus(err: unknown): number {
+  return isHTTPError(err) ? err.statusCode : 500;
+}
+
 /** A store that fails while `down` is true. */
 class FlakyStore implements RateLimitStore {
   down = true;
@@ -363,7 +432,11 @@ describe('rateLimit() on a non-HTTP context', () => {
     expect(httpError.message).toBe(DEFAULT_RATE_LIMIT_MESSAGE);
     expect(httpError.headers?.['Retry-After']).toMatch(/^\d+$/);
     expect(httpError.headers?.['X-RateLimit-Remaining']).toBe('0');
-    expect(second.sent).toEqual({});
+    // Also set on the call itself, so they reach the client whoever turns the error into a status.
+    expect(second.sent['retry-after']).toBe(httpError.headers?.['Retry-After']);
+    expect(second.sent['x-ratelimit-limit']).toBe('1');
+    expect(second.sent['x-ratelimit-remaining']).toBe('0');
+    expect(second.sent['x-ratelimit-reset']).toMatch(ISO);
   });
 
   it('reads the final status from ctx.statusCode after next for the skip options', async () => {

@@ -1,4 +1,5 @@
 import { HTTPError, ROUTE_META, toHTTPError, type Next } from '@fw/core';
+import { checkSubnet, DEFAULT_IPV6_SUBNET, ipKey } from './ip-key.js';
 import { MemoryStore } from './memory-store.js';
 import type { ProtocolContext, RateLimitConfig, RateLimitHit, StandardHeadersDraft } from './types.js';
 
@@ -12,13 +13,13 @@ export const DEFAULT_RATE_LIMIT_MESSAGE = 'Too many requests, please try again l
 /** The rate-limiting middleware `rateLimit()` returns; it works on HTTP, GraphQL and gRPC contexts. */
 export type RateLimitMiddleware<C extends ProtocolContext = ProtocolContext> = (ctx: C, next: Next) => Promise<void>;
 
-const defaultKey = (ctx: ProtocolContext): string => ctx.ip;
-
 /**
- * Limits requests per key (default: the client IP, `ctx.ip`; behind a proxy set the app's
- * `trustProxy` so it comes from `X-Forwarded-For`) in fixed windows. Every response carries
+ * Limits requests per key (default: the client IP, `ctx.ip`, with IPv6 clients counted per /56
+ * network, see `ipv6Subnet`; behind a proxy set the app's `trustProxy` so it comes from
+ * `X-Forwarded-For`) in fixed windows. Every response carries
  * `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (ISO 8601); past the limit
- * it throws `HTTPError(429, message)` with those headers and `Retry-After` (seconds).
+ * it sets those and `Retry-After` (seconds) on the response and throws `HTTPError(429, message)`
+ * carrying them too, so they reach the client whichever error handler answers.
  * @example
  * app.use(rateLimit({ windowMs: 60_000, maxRequests: 100 }));
  * app.post('/login', rateLimit({ maxRequests: 5, skipSuccessfulRequests: true }), login);
@@ -26,7 +27,9 @@ const defaultKey = (ctx: ProtocolContext): string => ctx.ip;
 export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: RateLimitConfig<C> = {}): RateLimitMiddleware<C> {
   const windowMs = config.windowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS;
   const max = config.maxRequests ?? DEFAULT_RATE_LIMIT_MAX_REQUESTS;
-  const keyGenerator = config.keyGenerator ?? defaultKey;
+  const ipv6Subnet = config.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
+  checkSubnet(ipv6Subnet);
+  const keyGenerator = config.keyGenerator ?? ((ctx: C): string => ipKey(ctx.ip, ipv6Subnet));
   const message = config.message ?? DEFAULT_RATE_LIMIT_MESSAGE;
   const skipSuccessful = config.skipSuccessfulRequests ?? false;
   const skipFailed = config.skipFailedRequests ?? false;
@@ -116,7 +119,9 @@ export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: R
         headers['RateLimit'] = standardValue(0, secondsLeft);
         headers['RateLimit-Policy'] = policy;
       }
-      // Thrown with its headers so the error handler (HTTP) or the gRPC layer sends them.
+      // Set on the response itself, so an error middleware that writes its own 429 body keeps
+      // them, and carried by the error for the default error handler and the gRPC layer.
+      for (const name in headers) ctx.setHeader(name, headers[name]!);
       return Promise.reject(new HTTPError(429, message, undefined, { headers }));
     }
     const remaining = max - hit.count;

@@ -59,22 +59,31 @@ export interface CorsConfig {
 // logger
 
 /** Where `logger()` writes: a stream-like object (gets `line + '\n'`) or a function (gets `line`). */
-export type LogTarget = { write(chunk: string): unknown; isTTY?: boolean } | ((line: string) => void);
+export type LogTarget =
+  | {
+      write(chunk: string): unknown;
+      /** Whether it is a terminal (only terminals are coloured without `FORCE_COLOR`). */
+      isTTY?: boolean;
+      /** A terminal's own colour detection (`tty.WriteStream#hasColors(env)`), asked when present. */
+      hasColors?(env?: object): boolean;
+    }
+  | ((line: string) => void);
 
 /** Options of `logger()`. */
 export interface LoggerConfig {
   /** Where lines go. @default process.stdout */
   stream?: LogTarget;
   /**
-   * Colour the status. Default: only when the target is a TTY stream and the `NO_COLOR`
-   * environment variable is unset or empty.
+   * Colour the status. Default: as node colours a terminal: `FORCE_COLOR` (`1`/`2`/`3`/`true`/empty
+   * on, even without a TTY; `0` or anything else off), else off with `NO_COLOR` (any value),
+   * `NODE_DISABLE_COLORS` or `TERM=dumb`, else on for a TTY stream only. Read when `logger()` is called.
    * @default undefined (auto)
    */
   colors?: boolean;
   /**
-   * Also log the stack of thrown 4xx HTTPErrors (401, 404, 429, ...). Other errors always get
-   * their stack.
-   * @default false
+   * Log the stack of thrown 4xx HTTPErrors (401, 404, 429, ...) too, as the spec asks of every
+   * error; `false` logs them as one line (other errors always get their stack).
+   * @default true
    */
   clientErrorStacks?: boolean;
 }
@@ -112,8 +121,19 @@ export interface RateLimitConfig<C extends ProtocolContext = ProtocolContext> {
   windowMs?: number;
   /** Requests allowed per key per window. @default 100 */
   maxRequests?: number;
-  /** The key a request is counted under. @default (ctx) => ctx.ip (see the app's `trustProxy`) */
+  /**
+   * The key a request is counted under; what it returns is used as it is.
+   * @default (ctx) => clientIpKey(ctx.ip, ipv6Subnet) (see the app's `trustProxy`)
+   */
   keyGenerator?: (ctx: C) => string;
+  /**
+   * Prefix length by which the default key groups IPv6 clients (one customer holds a /64 or a
+   * /56, so keying by full address lets it rotate past the limit); `false` keys by the full
+   * address. Spellings are normalised either way (`::ffff:1.2.3.4` counts as `1.2.3.4`). Ignored
+   * with a custom `keyGenerator`.
+   * @default 56
+   */
+  ipv6Subnet?: number | false;
   /** Message of the 429 error body. @default 'Too many requests, please try again later' */
   message?: string;
   /** Do not count requests answered 2xx. @default false */
@@ -143,7 +163,7 @@ export interface RateLimitConfig<C extends ProtocolContext = ProtocolContext> {
 export interface MemoryStoreConfig {
   /**
    * Most keys kept at once. Expired windows are dropped as requests come in; past this cap the
-   * oldest window is dropped even if unexpired (that key starts a fresh window).
+   * least recently used key is dropped even if its window is live (that key starts a fresh window).
    * @default 100000
    */
   maxKeys?: number;
@@ -238,6 +258,12 @@ export interface JwtVerifierConfig {
   clockTolerance?: number;
   /** Claims that must be present (e.g. `['sub']`). @default [] */
   requiredClaims?: readonly string[];
+  /**
+   * Refuse tokens without an `exp` claim (401 `Token has no expiration time (exp claim)`): such a
+   * token, once leaked, is valid forever. `false` accepts them (an `exp` that is there is still checked).
+   * @default true
+   */
+  requireExp?: boolean;
 }
 
 /** The verifier `jwtVerifier()` returns: usable with `authenticate(verifier)`. */

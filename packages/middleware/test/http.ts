@@ -17,10 +17,10 @@ export interface SendOptions {
   body?: string;
 }
 
-/** Listens on a free loopback port; returns the base URL. Close with `app.close()`. */
-export async function start(app: Application): Promise<string> {
-  const info = await app.listen(0, '127.0.0.1');
-  return info.url;
+/** Listens on a free loopback port (IPv4 unless `host` says otherwise); returns the base URL. Close with `app.close()`. */
+export async function start(app: Application, host = '127.0.0.1'): Promise<string> {
+  const info = await app.listen(0, host);
+  return host.includes(':') ? `http://[${host}]:${info.port}` : info.url;
 }
 
 /** Sends one request on a fresh connection (no keep-alive, so nothing lingers after the test). */

@@ -3,7 +3,7 @@
  * Standard Schema validator, replacing body, query and params with the validated output.
  */
 export { createHandler } from './create-handler.js';
-export { validate } from './validate.js';
+export { validate, TOO_DEEP_CODE, TOO_DEEP_MESSAGE } from './validate.js';
 export type {
   InferOutput,
   Schema,

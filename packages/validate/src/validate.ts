@@ -1,8 +1,13 @@
 import { HTTPError, isHTTPError, ROUTE_SCHEMA, type Context, type Next } from '@fw/core';
-import { isSchema, schemaRunner, type SchemaRunner } from './internal/schema-runner.js';
+import { isSchema, schemaRunner, type PartResult, type SchemaRunner } from './internal/schema-runner.js';
 import type { ValidationErrorDetails, ValidationErrorEntry, ValidationMiddleware, ValidationPart, ValidationSchema } from './types.js';
 
 const PARTS: readonly ValidationPart[] = ['body', 'query', 'params'];
+
+/** Issue code of the entry for a part nested deeper than its schema could follow (the stack ran out). */
+export const TOO_DEEP_CODE = 'too_deep';
+/** Message of that entry. */
+export const TOO_DEEP_MESSAGE = 'Input is nested too deeply to validate';
 
 interface CompiledPart {
   part: ValidationPart;
@@ -13,8 +18,10 @@ interface CompiledPart {
  * Middleware that validates the request parts given (body, query, route params) and replaces
  * `ctx.body` / `ctx.query` / `ctx.params` with the validated output (coercions, defaults and
  * transforms applied). Every part is checked; all issues go into one 400 HTTPError
- * `Validation failed` with `details.errors: [{ field, message, code }]`. A schema that throws
- * is a 500 (an HTTPError it throws keeps its own status).
+ * `Validation failed` with `details.errors: [{ field, message, code }]`. Input nested deeper than
+ * a recursive schema can follow (the stack overflows) is invalid input too: one entry
+ * `{ field: '<part>', code: 'too_deep' }`. Any other throw from a schema is a 500 (an HTTPError
+ * it throws keeps its own status).
  * @example
  * app.post('/users', validate({ body: z.object({ name: z.string() }) }), (ctx) => ctx.json(ctx.body, 201));
  */
@@ -45,11 +52,13 @@ export function validate<S extends ValidationSchema>(schema: S): ValidationMiddl
       const { part, run } = parts[i]!;
       // As global middleware, validate runs before the framework has read the body.
       const input = part === 'body' ? (typeof ctx.parseBody === 'function' ? await ctx.parseBody() : ctx.body) : ctx[part];
-      let result;
+      let result: PartResult;
       try {
         result = await run(input);
       } catch (err) {
-        throw schemaFailure(part, err);
+        // Hostile nesting, not a schema bug: a 400 the client can act on, not a 500.
+        if (!isStackOverflow(err)) throw schemaFailure(part, err);
+        result = { ok: false, errors: [{ field: part, message: TOO_DEEP_MESSAGE, code: TOO_DEEP_CODE }] };
       }
       if (result.ok) values[i] = result.value;
       else if (errors === undefined) errors = result.errors;
@@ -72,4 +81,9 @@ function schemaFailure(part: ValidationPart, err: unknown): HTTPError {
   if (isHTTPError(err)) return err;
   const reason = err instanceof Error ? err.message : String(err);
   return new HTTPError(500, `The ${part} schema threw while validating: ${reason}`, undefined, { cause: err, expose: false });
+}
+
+/** V8's "Maximum call stack size exceeded" (other engines word it differently; all are RangeErrors). */
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof Error && err.name === 'RangeError' && /call stack|too much recursion|stack overflow/i.test(err.message);
 }
