@@ -88,15 +88,23 @@ describe('Application-level middleware', () => {
 });
 
 describe('Not found', () => {
-  it('answers 404 with { error, message, code } for an unmatched route or method', async () => {
+  it('answers 404 with { error, message, code } for an unmatched path', async () => {
     const { app } = createApp();
     app.get('/only-get', (ctx) => ctx.text('x'));
-    for (const [method, url] of [['GET', '/missing'], ['POST', '/only-get']] as const) {
-      const res = await app.inject({ method, url });
-      expect(res.statusCode).toBe(404);
-      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.json()).toEqual({ error: true, message: 'Not Found', code: 404 });
-    }
+    const res = await app.inject({ method: 'GET', url: '/missing' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual({ error: true, message: 'Not Found', code: 404 });
+  });
+
+  it('answers 405 with Allow for a known path and another method, even with a custom notFound', async () => {
+    const { app } = createApp();
+    app.get('/only-get', (ctx) => ctx.text('x'));
+    app.notFound((ctx) => ctx.json({ missing: ctx.path }, 404));
+    const res = await app.inject({ method: 'POST', url: '/only-get' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers['allow']).toBe('GET, HEAD');
+    expect(res.json()).toEqual({ error: true, message: 'Method Not Allowed', code: 405 });
   });
 
   it('uses a custom notFound handler', async () => {
@@ -421,8 +429,9 @@ describe('Protocol plugin hooks', () => {
   });
 
   it('exposes the context settings it was configured with', () => {
-    const { app } = createApp({ bodyLimit: 10, maxQueryKeys: 5, trustProxy: 1 });
-    expect(app.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, trustProxy: 1 });
+    const { app } = createApp({ bodyLimit: 10, maxQueryKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
+    expect(app.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
+    expect(createApp().app.contextSettings.maxJsonDepth).toBe(64);
   });
 });
 
@@ -432,6 +441,12 @@ describe('Application configuration', () => {
     expect(() => new Application({ maxUrlLength: -1 })).toThrow('maxUrlLength');
     expect(() => new Application({ timeouts: { headers: Number.NaN } })).toThrow('timeouts.headers');
     expect(() => new Application({ closeTimeout: '5' as unknown as number })).toThrow('closeTimeout');
+  });
+
+  it('rejects a maxJsonDepth that is not a positive integer', () => {
+    for (const maxJsonDepth of [0, -3, 2.5, Number.NaN]) {
+      expect(() => new Application({ maxJsonDepth })).toThrow(`maxJsonDepth must be a positive integer, got ${String(maxJsonDepth)}`);
+    }
   });
 
   it('answers 503 with Connection: close to requests that arrive while closing', async () => {

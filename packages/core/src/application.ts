@@ -4,6 +4,8 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import { Context, type ContextSettings, type TrustProxy } from './context.js';
 import { errorBody, HTTPError, toHTTPError } from './http-error.js';
 import { DEFAULT_BODY_LIMIT, hasBody } from './internal/body.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './internal/json.js';
+import { escapeLogText, formatLogValue } from './internal/log-format.js';
 import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
 import { DEFAULT_MAX_KEYS } from './internal/query.js';
 import { reportUnhandledRejections } from './internal/rejections.js';
@@ -39,6 +41,13 @@ export interface ApplicationConfig {
   maxQueryKeys?: number;
   /** Longest request URL (path and query); longer is answered 414. @default 8192 */
   maxUrlLength?: number;
+  /** Deepest nesting of objects and arrays in a JSON body; deeper is answered 400. @default 64 */
+  maxJsonDepth?: number;
+  /**
+   * Answer a known path requested with a method it has no route for with `405` and `Allow`, and
+   * `OPTIONS` on it with `204` and `Allow`; `false` answers both `404` like an unknown path. @default true
+   */
+  methodNotAllowed?: boolean;
   /** Which `X-Forwarded-For` hops `ctx.ip` believes. @default false (the socket address) */
   trustProxy?: TrustProxy;
   /** Server time-outs. */
@@ -75,6 +84,14 @@ export interface Plugin {
 
 type Hook<T = void> = (arg: T) => unknown;
 
+/** The default `onLog`: one escaped entry on stderr (the stack's frames on their own lines). */
+function defaultLog(message: string, error?: unknown): void {
+  console.error(error === undefined ? message : `${message} ${formatLogValue(error)}`);
+}
+
+/** The answer of last resort, when even the error answer could not be written. */
+const INTERNAL_TEXT = JSON.stringify({ error: true, message: 'Internal Server Error', code: 500 });
+
 /** Records the 404 for a request nobody answered. */
 function answerMissing(ctx: Context): void {
   if (!ctx.responded) ctx._notFound();
@@ -101,7 +118,7 @@ export class Application extends Router {
   /** The node HTTP server once `listen()` was called. */
   server: Server | undefined;
   private readonly settings: ContextSettings;
-  private readonly config: Required<Omit<ApplicationConfig, 'trustProxy' | 'timeouts' | 'onLog' | 'logUnhandledRejections'>> & { timeouts: Required<TimeoutConfig> };
+  private readonly config: Required<Omit<ApplicationConfig, 'trustProxy' | 'timeouts' | 'onLog' | 'logUnhandledRejections' | 'methodNotAllowed'>> & { timeouts: Required<TimeoutConfig> };
   private readonly log: (message: string, error?: unknown) => void;
   private readonly wrappers: AnyMiddleware[] = [];
   private readonly claims = new Map<string, { run: ComposedMiddleware<Context>; protocol: string }>();
@@ -115,6 +132,7 @@ export class Application extends Router {
   private closing = false;
   private closePromise: Promise<void> | undefined;
   private readonly logRejections: boolean;
+  private readonly methodNotAllowed: boolean;
   private stopRejectionLog: (() => void) | undefined;
 
   constructor(config: ApplicationConfig = {}) {
@@ -124,10 +142,16 @@ export class Application extends Router {
       if (typeof value !== 'number' || !(value > 0)) throw new TypeError(`${name} must be a positive number, got ${String(value)}`);
       return value;
     };
+    const positiveInteger = (name: string, value: number | undefined, fallback: number): number => {
+      if (value === undefined) return fallback;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+      return value;
+    };
     this.config = {
       bodyLimit: positive('bodyLimit', config.bodyLimit, DEFAULT_BODY_LIMIT),
       maxQueryKeys: positive('maxQueryKeys', config.maxQueryKeys, DEFAULT_MAX_KEYS),
       maxUrlLength: positive('maxUrlLength', config.maxUrlLength, 8192),
+      maxJsonDepth: positiveInteger('maxJsonDepth', config.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH),
       closeTimeout: positive('closeTimeout', config.closeTimeout, 10_000),
       timeouts: {
         headers: positive('timeouts.headers', config.timeouts?.headers, 10_000),
@@ -135,17 +159,29 @@ export class Application extends Router {
         keepAlive: positive('timeouts.keepAlive', config.timeouts?.keepAlive, 5_000),
       },
     };
-    this.settings = { bodyLimit: this.config.bodyLimit, maxKeys: this.config.maxQueryKeys, trustProxy: config.trustProxy ?? false };
-    const log = config.onLog ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
-    // A logger that throws must not turn an answered error into a crash.
+    this.settings = {
+      bodyLimit: this.config.bodyLimit,
+      maxKeys: this.config.maxQueryKeys,
+      maxJsonDepth: this.config.maxJsonDepth,
+      trustProxy: config.trustProxy ?? false,
+    };
+    const log = config.onLog ?? defaultLog;
+    // Messages are escaped here, for every logger (they may hold a path from the wire). A logger
+    // that throws must not turn an answered error into a crash, nor must the fallback.
     this.log = (message, error) => {
+      const text = escapeLogText(message);
       try {
-        log(message, error);
+        log(text, error);
       } catch (failure) {
-        console.error(message, error ?? '', failure);
+        try {
+          console.error(`${text}${error === undefined ? '' : ` ${formatLogValue(error)}`} (onLog threw: ${formatLogValue(failure)})`);
+        } catch {
+          // Nowhere left to report to.
+        }
       }
     };
     this.logRejections = config.logUnhandledRejections ?? true;
+    this.methodNotAllowed = config.methodNotAllowed ?? true;
   }
 
   /** Replaces the default error handler (which sends `{ error, message, code, details? }`). */
@@ -415,16 +451,31 @@ export class Application extends Router {
       }
     }
     const found = this._match(ctx.method, path);
-    if (found === null) {
-      if (this.notFoundHandler !== undefined) return this.notFoundHandler(ctx);
-      ctx._notFound();
-      return RESOLVED;
-    }
+    if (found === null) return this.missing(ctx, path);
     if (found.value.dynamic) ctx.params = found.params;
     ctx.route = found.value.route;
     if (ctx._needsBody) return ctx.parseBody().then(() => found.value.chain(ctx));
     return found.value.chain(ctx);
   };
+
+  /** No route for this method and path: 405 (or the OPTIONS answer) when other methods have one, else not found. */
+  private missing(ctx: Context, path: string): Promise<void> {
+    if (this.methodNotAllowed) {
+      const allowed = this._allowedMethods(path);
+      if (allowed.length !== 0) {
+        const allow = allowed.join(', ');
+        if (ctx.method === 'OPTIONS') {
+          ctx.setHeader('allow', allow).status(204);
+          return RESOLVED;
+        }
+        // Thrown, so that error middleware and onError see it like any other error.
+        throw new HTTPError(405, 'Method Not Allowed', undefined, { headers: { allow } });
+      }
+    }
+    if (this.notFoundHandler !== undefined) return this.notFoundHandler(ctx);
+    ctx._notFound();
+    return RESOLVED;
+  }
 
   /** Writes what the chain recorded; a failure while writing goes to `onFailure`. */
   private finish(ctx: Context, onFailure: (ctx: Context, err: unknown) => void = this.fail): void {
@@ -436,8 +487,16 @@ export class Application extends Router {
     }
   }
 
-  /** Answers a thrown value: through the custom error handler if there is one, else the default body. */
+  /** Answers a thrown value: through the custom error handler if there is one, else the default body. Never throws. */
   private fail(ctx: Context, thrown: unknown): void {
+    try {
+      this.answerError(ctx, thrown);
+    } catch (failure) {
+      this.lastResort(ctx, failure);
+    }
+  }
+
+  private answerError(ctx: Context, thrown: unknown): void {
     const error = toHTTPError(thrown);
     if (error.statusCode >= 500) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
     const res = ctx.res;
@@ -466,8 +525,12 @@ export class Application extends Router {
       return;
     }
     const done = (): void => {
-      if (ctx.responded) this.finish(ctx, this.handlerFailed);
-      else this.sendError(ctx, error);
+      try {
+        if (ctx.responded) this.finish(ctx, this.handlerFailed);
+        else this.sendError(ctx, error);
+      } catch (failure) {
+        this.lastResort(ctx, failure);
+      }
     };
     if (result instanceof Promise) result.then(done, (err: unknown) => this.handlerFailed(ctx, err));
     else done();
@@ -475,12 +538,44 @@ export class Application extends Router {
 
   /** The custom error handler threw (or its answer could not be written): the default answer for that failure. */
   private handlerFailed(ctx: Context, err: unknown): void {
-    this.log('The error handler threw', err);
-    if (ctx._rawInUse()) {
-      if (!ctx.res.writableEnded) ctx.res.destroy();
-      return;
+    try {
+      this.log('The error handler threw', err);
+      if (ctx._rawInUse()) {
+        if (!ctx.res.writableEnded) ctx.res.destroy();
+        return;
+      }
+      this.sendError(ctx, toHTTPError(err));
+    } catch (failure) {
+      this.lastResort(ctx, failure);
     }
-    this.sendError(ctx, toHTTPError(err));
+  }
+
+  /**
+   * Answers a plain 500 when the error answer itself failed (a thrown value whose getters throw
+   * halfway through): written directly, so nothing of the failed answer can fail it again. Once the
+   * response has started, the connection is cut instead. Never throws.
+   */
+  private lastResort(ctx: Context, failure: unknown): void {
+    const res = ctx.res;
+    try {
+      this.log('Could not send the error response', failure);
+      if (!res.headersSent && !res.writableEnded) {
+        ctx._resetResponse();
+        res.removeHeader('content-type');
+        res.removeHeader('content-length');
+        if (this.closing) res.setHeader('connection', 'close');
+        res.writeHead(500, ['content-type', 'application/json; charset=utf-8', 'content-length', String(INTERNAL_TEXT.length)]);
+        res.end(ctx.method === 'HEAD' ? undefined : INTERNAL_TEXT);
+        return;
+      }
+    } catch {
+      // Fall through to cutting the connection.
+    }
+    try {
+      if (!res.writableEnded) res.destroy();
+    } catch {
+      // Nothing more can be done for this response.
+    }
   }
 
   /** Clears what the chain recorded and sets the error's headers. */
@@ -506,15 +601,22 @@ export class Application extends Router {
 
   /** Sends the default error body `{ error: true, message, code, details? }`. */
   private sendError(ctx: Context, error: HTTPError): void {
-    const res = ctx.res;
     if (ctx._rawInUse()) return;
     try {
       this.prepareError(ctx, error);
-      ctx.json(errorBody(error), error.statusCode);
+      const body = errorBody(error);
+      try {
+        ctx.json(body, body.code);
+      } catch (reason) {
+        if (body.details === undefined) throw reason;
+        // BigInt, a cycle, a toJSON that throws: the answer still goes out, only without details.
+        this.log(`Error details could not be serialised on ${ctx.method} ${ctx.path}; answered without them`, reason);
+        delete body.details;
+        ctx.json(body, body.code);
+      }
       ctx._flush();
     } catch (err) {
-      this.log('Could not send the error response', err);
-      if (!res.writableEnded) res.destroy();
+      this.lastResort(ctx, err);
     }
   }
 }

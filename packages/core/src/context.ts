@@ -2,12 +2,15 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
+import { decodeUnreserved, originForm } from './internal/target.js';
 import type { HTTPMethod, Route } from './types.js';
 
 /** Per-application settings a context needs; owned by the application. */
 export interface ContextSettings {
   bodyLimit: number;
   maxKeys: number;
+  /** Deepest nesting of objects and arrays a JSON body may have. */
+  maxJsonDepth: number;
   trustProxy: TrustProxy;
 }
 
@@ -31,9 +34,9 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   readonly res: ServerResponse;
   /** The request method, upper case. */
   readonly method: HTTPMethod;
-  /** The request URL: path and query string. */
+  /** The request URL: path and query string (the origin form, also for an absolute-form request target). */
   readonly url: string;
-  /** The path without the query string. */
+  /** The path without the query string; percent-encoded unreserved characters (`%61` → `a`) are decoded. */
   readonly path: string;
   /** Request headers with lower-case names. */
   readonly headers: IncomingHttpHeaders;
@@ -49,6 +52,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   /** @internal The handler of a plugin that claimed this path, found when the request came in. */
   _claimed: ((ctx: Context) => Promise<void>) | undefined = undefined;
   /** @internal */ _status = 0;
+  /** @internal Whether `_status` is the framework's not-found default, which a body set later replaces with 200. */
+  _defaultStatus = false;
   /** @internal */ _payload: Pending = NO_BODY;
   /** @internal The Content-Type json()/text() chose; written at flush unless the handler set its own. */
   _contentType: string | undefined = undefined;
@@ -64,11 +69,11 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     this.res = res;
     this._settings = settings;
     this.method = req.method as HTTPMethod;
-    const url = req.url ?? '/';
+    const url = originForm(req.url ?? '/');
     this.url = url;
     const q = url.indexOf('?');
     this._queryStart = q;
-    this.path = q === -1 ? url : url.slice(0, q);
+    this.path = decodeUnreserved(q === -1 ? url : url.slice(0, q));
     this.headers = req.headers;
     this.params = {} as TParams;
   }
@@ -135,7 +140,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     // parse: waiting for an 'end' that already happened would hang the request.
     if (this.req.readableEnded) return this._body as TBody;
     const raw = await readBody(this.req, this._settings.bodyLimit);
-    this._body = parseBody(kind, raw, this._settings.maxKeys) as TBody;
+    this._body = parseBody(kind, raw, this._settings.maxKeys, this._settings.maxJsonDepth) as TBody;
     return this._body as TBody;
   }
 
@@ -150,7 +155,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
    */
   json(data: unknown, status?: number): void {
     if (this._sent()) return;
-    if (status !== undefined) this.status(status);
+    this._bodyStatus(status);
     const text = JSON.stringify(data);
     this._payload = text === undefined ? 'null' : text;
     this._type('application/json; charset=utf-8');
@@ -159,7 +164,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   /** Sends plain text with `status` (default: the status set with `status()`, else 200). Ignored once sent. */
   text(data: string, status?: number): void {
     if (this._sent()) return;
-    if (status !== undefined) this.status(status);
+    this._bodyStatus(status);
     this._payload = String(data);
     this._type('text/plain; charset=utf-8');
   }
@@ -167,15 +172,30 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   /** Sends a string or Buffer as it is; set the content type yourself. Ignored once sent. */
   send(data: string | Buffer, status?: number): void {
     if (this._sent()) return;
-    if (status !== undefined) this.status(status);
+    this._bodyStatus(status);
     this._payload = data;
   }
 
-  /** Sets the response status. Chainable; 204 and 304 send no body. */
+  /**
+   * Sets the response status. Chainable; 204 and 304 send no body. The raw response carries it at
+   * once, so a handler that then uses `ctx.res` directly sends this status.
+   */
   status(code: number): this {
     if (!Number.isInteger(code) || code < 100 || code > 999) throw new TypeError(`Invalid status code: ${code}`);
     this._status = code;
+    this._defaultStatus = false;
+    if (!this.res.headersSent) this.res.statusCode = code;
     return this;
+  }
+
+  /** The status of a body: the one given, else the one set, else 200 (also over the not-found default, as in Koa). */
+  private _bodyStatus(status: number | undefined): void {
+    if (status !== undefined) this.status(status);
+    else if (this._defaultStatus) {
+      this._status = 0;
+      this._defaultStatus = false;
+      if (!this.res.headersSent) this.res.statusCode = 200;
+    }
   }
 
   /** Sets a response header. Chainable. Ignored once the headers have been sent (as in Koa). */
@@ -215,11 +235,14 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   _notFound(): void {
     this._resetResponse();
     this.json(NOT_FOUND_BODY, 404);
+    this._defaultStatus = true;
   }
 
   /** @internal Forgets what was set so far (used before writing an error response). */
   _resetResponse(): void {
     this._status = 0;
+    this._defaultStatus = false;
+    if (!this.res.headersSent) this.res.statusCode = 200;
     this._payload = NO_BODY;
     this._contentType = undefined;
   }

@@ -135,3 +135,35 @@ describe('protocolStatus', () => {
     expect(httpStatusFromGrpc(GRPC_STATUS.DATA_LOSS)).toBe(500);
   });
 });
+
+describe('the error mapping with values that fight back', () => {
+  const trap = (): never => {
+    throw new Error('trap');
+  };
+  const proxy = new Proxy({}, { get: trap, getPrototypeOf: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+
+  it('never throws from isHTTPError or toHTTPError: throwing getters and traps give an unexposed 500', () => {
+    expect(isHTTPError(proxy)).toBe(false);
+    for (const value of [proxy, { get statusCode(): number { return trap(); } }, { statusCode: 'x', get status(): number { return trap(); } }]) {
+      const err = toHTTPError(value);
+      expect(err).toBeInstanceOf(HTTPError);
+      expect(err.statusCode).toBe(500);
+      expect(err.expose).toBe(false);
+      expect(err.cause).toBe(value);
+    }
+  });
+
+  it('turns an HTTPError look-alike whose fields throw into a 500, and keeps a sound one as it is', () => {
+    const broken = Object.assign(new Error('x'), { name: 'HTTPError', statusCode: 400 });
+    Object.defineProperty(broken, 'expose', { get: trap });
+    expect(toHTTPError(broken).statusCode).toBe(500);
+    const sound = Object.assign(new Error('Nope'), { name: 'HTTPError', statusCode: 403, expose: true });
+    expect(toHTTPError(sound)).toBe(sound);
+  });
+
+  it('never throws from errorBody', () => {
+    const err = new HTTPError(400, 'bad', { a: 1 });
+    Object.defineProperty(err, 'details', { get: trap });
+    expect(errorBody(err)).toEqual({ error: true, message: 'Internal Server Error', code: 500 });
+  });
+});

@@ -42,28 +42,51 @@ export interface HTTPErrorOptions {
   grpcStatus?: number;
 }
 
-/** Whether a value is an HTTPError (also across copies of this package). */
+/** Whether a value is an HTTPError (also across copies of this package). Never throws. */
 export function isHTTPError(value: unknown): value is HTTPError {
-  return value instanceof HTTPError || (value instanceof Error && value.name === 'HTTPError' && typeof (value as HTTPError).statusCode === 'number');
+  try {
+    return value instanceof HTTPError || (value instanceof Error && value.name === 'HTTPError' && typeof (value as HTTPError).statusCode === 'number');
+  } catch {
+    // A Proxy whose traps throw, or a getter that throws: not one of ours.
+    return false;
+  }
 }
 
 /**
  * Turns any thrown value into an HTTPError. An HTTPError is returned as it is; an Error with a
  * numeric `statusCode`/`status` in 400..599 keeps that status; everything else becomes a 500
  * whose client-facing message is "Internal Server Error" (the original is kept as `cause`).
+ * Never throws: a value whose getters or Proxy traps throw becomes that 500 too.
  */
 export function toHTTPError(value: unknown): HTTPError {
-  if (isHTTPError(value)) return value;
-  if (value !== null && typeof value === 'object') {
-    const candidate = value as { statusCode?: unknown; status?: unknown; message?: unknown; expose?: unknown };
-    const status = typeof candidate.statusCode === 'number' ? candidate.statusCode : candidate.status;
-    if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
-      const expose = status < 500 || candidate.expose === true;
-      const message = expose && typeof candidate.message === 'string' ? candidate.message : statusText(status);
-      return new HTTPError(status, message, undefined, { cause: value, expose });
+  try {
+    if (isHTTPError(value)) {
+      if (value instanceof HTTPError) return value;
+      // A copy from another instance of this package: read what the framework will read once,
+      // so a getter that throws shows here and not halfway through writing the answer.
+      const { statusCode, message, expose, headers, details } = value as HTTPError;
+      void details;
+      if (!Number.isInteger(statusCode) || typeof message !== 'string' || typeof expose !== 'boolean') return internal(value);
+      if (headers !== undefined) Object.entries(headers);
+      return value;
     }
+    if (value !== null && typeof value === 'object') {
+      const candidate = value as { statusCode?: unknown; status?: unknown; message?: unknown; expose?: unknown };
+      const status = typeof candidate.statusCode === 'number' ? candidate.statusCode : candidate.status;
+      if (typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599) {
+        const expose = status < 500 || candidate.expose === true;
+        const message = expose && typeof candidate.message === 'string' ? candidate.message : statusText(status);
+        return new HTTPError(status, message, undefined, { cause: value, expose });
+      }
+    }
+  } catch {
+    // Fall through to the plain 500.
   }
-  return new HTTPError(500, 'Internal Server Error', undefined, { cause: value, expose: false });
+  return internal(value);
+}
+
+function internal(cause: unknown): HTTPError {
+  return new HTTPError(500, 'Internal Server Error', undefined, { cause, expose: false });
 }
 
 /** The standard error body the framework sends: `{ error: true, message, code, details? }`. */
@@ -74,15 +97,19 @@ export interface ErrorBody {
   details?: unknown;
 }
 
-/** Builds the standard error body for an HTTPError. Unexposed errors never leak their message. */
+/** Builds the standard error body for an HTTPError. Unexposed errors never leak their message. Never throws. */
 export function errorBody(err: HTTPError): ErrorBody {
-  const body: ErrorBody = {
-    error: true,
-    message: err.expose ? err.message : statusText(err.statusCode),
-    code: err.statusCode,
-  };
-  if (err.details !== undefined && err.expose) body.details = err.details;
-  return body;
+  try {
+    const body: ErrorBody = {
+      error: true,
+      message: err.expose ? String(err.message) : statusText(err.statusCode),
+      code: err.statusCode,
+    };
+    if (err.details !== undefined && err.expose) body.details = err.details;
+    return body;
+  } catch {
+    return { error: true, message: statusText(500), code: 500 };
+  }
 }
 
 const STATUS_TEXT: Record<number, string> = {

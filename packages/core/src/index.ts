@@ -19,6 +19,9 @@ export type { StaticAsset } from './static-assets.js';
 export { TrieMatcher } from './internal/matcher.js';
 export type { Matcher, MatchResult } from './internal/matcher.js';
 export { parseQuery } from './internal/query.js';
+export { parseJSON } from './internal/json.js';
+export { escapeLogText, formatLogValue } from './internal/log-format.js';
+export type { ParseJSONOptions } from './internal/json.js';
 export type { InjectRequest, InjectResponse } from './internal/inject.js';
 export { HTTP_METHODS } from './types.js';
 export type {

@@ -299,6 +299,23 @@ describe('Router.findRoute', () => {
   it('throws a 400 HTTPError for a param with invalid percent-encoding', () => {
     expect(() => router.findRoute('GET', '/api/files/%E0%A4%A')).toThrow(expect.objectContaining({ statusCode: 400 }));
   });
+
+  it('decodes encoded unreserved characters before matching, static segments and params alike', () => {
+    const r = new Router();
+    const admin: AnyMiddleware = (ctx) => ctx.text('admin');
+    const section: AnyMiddleware = (ctx) => ctx.text('section');
+    r.get('/admin/users', admin);
+    r.get('/:section/users', section);
+    r.get('/%7Euser', admin);
+    expect(r.findRoute('GET', '/%61dmin/users')?.route.handler).toBe(admin);
+    expect(r.findRoute('GET', '/%61%64%6d%69%6E/%75sers')?.route.handler).toBe(admin);
+    expect(r.findRoute('GET', '/~user')?.route.handler).toBe(admin);
+    expect(r.findRoute('GET', '/%7euser')?.route.handler).toBe(admin);
+    expect(r.getRoutes().map((route) => route.path)).toEqual(['/admin/users', '/:section/users', '/~user']);
+    // Reserved characters stay encoded: one segment, decoded only as a param value.
+    expect(r.findRoute('GET', '/ad%2Fmin/users')).toEqual({ route: expect.objectContaining({ handler: section }), params: { section: 'ad/min' } });
+    expect(r.findRoute('GET', '/%2561dmin/users')?.params).toEqual({ section: '%61dmin' });
+  });
 });
 
 describe('Router.getRoutes', () => {

@@ -2,6 +2,7 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { decodeParam } from './context.js';
 import { normalizePath, TrieMatcher, type Matcher } from './internal/matcher.js';
+import { decodeUnreserved } from './internal/target.js';
 import {
   HTTP_METHODS,
   type AnyMiddleware,
@@ -56,7 +57,8 @@ export function joinPaths(prefix: string, path: string): string {
 }
 
 function withSlash(path: string): string {
-  const encoded = /[^\x21-\x7e]/.test(path) ? encodeURI(path) : path;
+  // Stored as requests are matched: non-ASCII encoded, unreserved characters decoded.
+  const encoded = decodeUnreserved(/[^\x21-\x7e]/.test(path) ? encodeURI(path) : path);
   return encoded.charCodeAt(0) === 47 ? encoded : `/${encoded}`;
 }
 
@@ -193,8 +195,10 @@ export class Router {
   }
 
   /** @internal Matches and decodes params; throws a 400 HTTPError for bad percent-encoding. */
-  _match(method: string, path: string): { value: CompiledRoute; params: Record<string, string> } | null {
+  _match(method: string, rawPath: string): { value: CompiledRoute; params: Record<string, string> } | null {
     const matcher = this._compile().matcher;
+    // `/%61dmin` is `/admin`, for static segments and params alike (only paths with a `%` pay).
+    const path = rawPath.indexOf('%') === -1 ? rawPath : decodeUnreserved(rawPath);
     let found = matcher.match(method, path);
     if (found === null && method === 'HEAD') found = matcher.match('GET', path);
     if (found === null) return null;
@@ -204,6 +208,19 @@ export class Router {
       for (const key in params) params[key] = decodeParam(params[key]!);
     }
     return found;
+  }
+
+  /**
+   * @internal The methods some route answers `path` with, sorted (GET brings HEAD): the `Allow`
+   * list of a 405. One lookup per method, made only for requests no route matched.
+   */
+  _allowedMethods(rawPath: string): string[] {
+    const matcher = this._compile().matcher;
+    const path = rawPath.indexOf('%') === -1 ? rawPath : decodeUnreserved(rawPath);
+    const allowed: string[] = [];
+    for (const method of HTTP_METHODS) if (matcher.match(method, path) !== null) allowed.push(method);
+    if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
+    return allowed.sort();
   }
 
   /** @internal Whether this router's own middleware wraps its routes (the application runs its own globally). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HTTPError } from '../http-error.js';
+import { parseJSON } from './json.js';
 import { parseQuery } from './query.js';
 
 /** Default largest request body, in bytes (1 MiB). */
@@ -83,52 +84,16 @@ function tooLarge(limit: number): HTTPError {
   return new HTTPError(413, `Request body is larger than ${limit} bytes`, undefined, { headers: { connection: 'close' } });
 }
 
-const FORBIDDEN_KEY = /"(?:__proto__|constructor|prototype)"\s*:/;
-
 /** Parses a body of the given kind. Malformed input throws a 400 HTTPError. */
-export function parseBody(kind: Exclude<BodyKind, undefined>, raw: Buffer, maxKeys: number): unknown {
+export function parseBody(kind: Exclude<BodyKind, undefined>, raw: Buffer, maxKeys: number, maxJsonDepth: number): unknown {
   const text = raw.toString('utf8');
   switch (kind) {
-    case 'json': {
+    case 'json':
       if (text.trim() === '') return undefined;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        throw new HTTPError(400, 'Malformed JSON in request body', undefined, { cause: err });
-      }
-      // JSON.parse makes `__proto__` an own key, harmless here but a trap for any later
-      // merge into a plain object: refuse such bodies, as Fastify does by default.
-      // The raw-text test is only a fast path: a `\u` escape can spell the key (`"\u005f_proto__"`),
-      // so escaped text always gets the walk.
-      if ((FORBIDDEN_KEY.test(text) || text.includes('\\u')) && hasForbiddenKey(value)) {
-        throw new HTTPError(400, 'Request body contains a forbidden key (__proto__ or constructor.prototype)');
-      }
-      return value;
-    }
+      return parseJSON(text, { maxDepth: maxJsonDepth });
     case 'form':
       return parseQuery(text, maxKeys, 'request body');
     case 'text':
       return text;
   }
-}
-
-function hasForbiddenKey(root: unknown): boolean {
-  // An explicit stack, not recursion: JSON.parse accepts nesting far deeper than the call stack,
-  // and a stack overflow here would turn a bad body into a 500.
-  const pending: unknown[] = [root];
-  while (pending.length !== 0) {
-    const value = pending.pop();
-    if (value === null || typeof value !== 'object') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) pending.push(item);
-      continue;
-    }
-    const obj = value as Record<string, unknown>;
-    if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) return true;
-    const ctor = Object.prototype.hasOwnProperty.call(obj, 'constructor') ? obj['constructor'] : undefined;
-    if (ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype')) return true;
-    for (const key of Object.keys(obj)) pending.push(obj[key]);
-  }
-  return false;
 }

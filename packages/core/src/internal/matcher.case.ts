@@ -124,6 +124,15 @@ export function runMatcherSuite(name: string, create: () => Matcher<string>): vo
       expect(match(m, 'GET', '/q/a%20b')?.params).toEqual({ v: 'a%20b' });
     });
 
+    it('compares static segments as given (decoding unreserved escapes is the router’s job)', () => {
+      const m = create();
+      m.add('GET', '/admin/users', 'static');
+      m.add('GET', '/:section/users', 'dynamic');
+      expect(match(m, 'GET', '/admin/users')?.value).toBe('static');
+      expect(match(m, 'GET', '/%61dmin/users')).toEqual({ value: 'dynamic', params: { section: '%61dmin' } });
+      expect(match(m, 'GET', '/a%2Fb/users')).toEqual({ value: 'dynamic', params: { section: 'a%2Fb' } });
+    });
+
     it('finds every route of a large table with its params', () => {
       const m = create();
       const routes: Array<[string, string]> = [];

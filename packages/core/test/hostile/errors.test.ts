@@ -116,7 +116,7 @@ describe('error handlers and loggers that fail', () => {
       expect((await fetchRaw(server.port, '/ok')).status).toBe(200);
       // What the logger could not take went to console.error, with the logger's own failure.
       expect(errors.length).toBeGreaterThanOrEqual(2);
-      expect(String((errors[0] as unknown[])[2])).toContain('logger is down');
+      expect(String((errors[0] as unknown[])[0])).toContain('(onLog threw: Error: logger is down');
     } finally {
       spy.mockRestore();
     }

@@ -83,12 +83,12 @@ describe('hostile HTTP input on a real socket', () => {
       expect(JSON.parse(res.body)).toEqual({ merged: { constructor: 'Ada', prototype: 1, proto: { x: 1 } } });
     });
 
-    it('checks a JSON body nested deeper than the call stack without failing (no 500 from a stack overflow)', async () => {
+    it('refuses a JSON body nested deeper than the call stack with 400, not a 500 from a stack overflow', async () => {
       const depth = 20_000;
       const deep = `{"constructor":1,"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-      const ok = await exchange(port, post('/accept', 'application/json', deep));
-      expect(ok.status).toBe(200);
-      expect(JSON.parse(ok.body)).toEqual({ type: 'object' });
+      const refusedDeep = await exchange(port, post('/accept', 'application/json', deep));
+      expect(refusedDeep.status).toBe(400);
+      expect(errorOf(refusedDeep.body)).toEqual({ error: true, code: 400, message: 'JSON nested deeper than 64 levels' });
       const hidden = `{"x":${'['.repeat(depth)}{"\\u005f_proto__":{"polluted":true}}${']'.repeat(depth)}}`;
       const refused = await exchange(port, post('/merge', 'application/json', hidden));
       expect(refused.status).toBe(400);
@@ -182,9 +182,13 @@ describe('hostile HTTP input on a real socket', () => {
       expect(res.closed).toBe(true);
     });
 
-    it('answers 404 to an absolute-form URL and a method nobody registered', async () => {
-      expect((await exchange(port, 'GET http://elsewhere.example/ok HTTP/1.1\r\nHost: t\r\n\r\n')).status).toBe(404);
-      expect((await exchange(port, 'PROPFIND /ok HTTP/1.1\r\nHost: t\r\n\r\n')).status).toBe(404);
+    it('routes an absolute-form URL by its path, and answers 405 to a method nobody registered', async () => {
+      const absolute = await exchange(port, 'GET http://elsewhere.example/ok HTTP/1.1\r\nHost: t\r\n\r\n');
+      expect([absolute.status, absolute.body]).toEqual([200, 'ok']);
+      const propfind = await exchange(port, 'PROPFIND /ok HTTP/1.1\r\nHost: t\r\n\r\n');
+      expect(propfind.status).toBe(405);
+      expect(propfind.head).toMatch(/\r\nallow: GET, HEAD/i);
+      expect((await exchange(port, 'PROPFIND /nowhere HTTP/1.1\r\nHost: t\r\n\r\n')).status).toBe(404);
     });
   });
 

@@ -1,0 +1,86 @@
+import { escapeLogText, formatLogValue } from '../../src/index.js';
+import { exchange, start, type Started } from './support.js';
+
+// Log injection: an error message built from a decoded route param must not forge log lines or
+// reach the terminal as an escape sequence.
+
+describe('escapeLogText', () => {
+  it('turns control characters into visible escapes and leaves other text alone', () => {
+    expect(escapeLogText('a\nb\rc\td\u001b[31me\u0000f\u007fg\u0085h\u2028i')).toBe('a\\nb\\rc\\td\\x1b[31me\\x00f\\x7fg\\x85h\\u2028i');
+    expect(escapeLogText('plain text, café, 日本, a\\nb')).toBe('plain text, café, 日本, a\\nb');
+  });
+});
+
+describe('formatLogValue', () => {
+  it('escapes the message part of a stack and keeps one frame per line', () => {
+    const err = new Error('boom\nfake line\u001b[31m\n    at forged (evil.js:1:1)');
+    const text = formatLogValue(err);
+    expect(text.startsWith('Error: boom\\nfake line\\x1b[31m\\n    at forged (evil.js:1:1)\n    at ')).toBe(true);
+    expect(text).not.toContain('\u001b');
+    expect(text.split('\n').every((line, i) => i === 0 || line.startsWith('    at '))).toBe(true);
+  });
+
+  it('escapes a stack that does not start with the message, and a cause', () => {
+    const err = new Error('x', { cause: new Error('inner\nline') });
+    err.stack = 'custom\nheader\u001b\n    at frame (file.js:1:1)';
+    expect(formatLogValue(err)).toBe('custom\\nheader\\x1b\n    at frame (file.js:1:1)\n  [cause] ' + formatLogValue(err.cause).replace(/^/, ''));
+    expect(formatLogValue(err.cause)).toMatch(/^Error: inner\\nline\n    at /);
+  });
+
+  it('writes other values on one escaped line and never throws', () => {
+    expect(formatLogValue('a\nb')).toBe('a\\nb');
+    expect(formatLogValue({ text: 'a\nb\u001b' })).not.toMatch(/[\n\u001b]/);
+    const trap = (): never => {
+      throw new Error('trap');
+    };
+    const err = new Error('x');
+    Object.defineProperty(err, 'stack', { get: trap });
+    expect(formatLogValue(err)).toBe('[a value that could not be formatted]');
+    expect(typeof formatLogValue(new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap }))).toBe('string');
+  });
+});
+
+describe('errors built from route params, logged through a real request', () => {
+  const INJECTED = '/echo/%0Afake%20line%1B%5B31m';
+  let server: Started;
+  let custom: Started;
+  const printed: unknown[][] = [];
+  let spy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    spy = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void printed.push(args));
+    const routes = (app: Started['app']): void => {
+      app.get('/echo/:x', (ctx) => {
+        throw new Error(ctx.params.x);
+      });
+    };
+    server = await start({ onLog: undefined }, routes);
+    custom = await start({}, routes);
+  });
+
+  afterAll(async () => {
+    spy.mockRestore();
+    await server.app.close();
+    await custom.app.close();
+  });
+
+  it('writes one console entry whose message line has no raw newline or ESC from the param', async () => {
+    const before = printed.length;
+    expect((await exchange(server.port, `GET ${INJECTED} HTTP/1.1\r\nHost: t\r\n\r\n`)).status).toBe(500);
+    const entries = printed.slice(before);
+    expect(entries).toHaveLength(1);
+    const [text] = entries[0]! as [string];
+    expect(entries[0]).toHaveLength(1);
+    expect(text).not.toContain('\u001b');
+    expect(text).not.toContain('\nfake line');
+    expect(text.startsWith(`Error on GET ${INJECTED} Error: \\nfake line\\x1b[31m\n    at `)).toBe(true);
+  });
+
+  it('gives a custom onLog the message escaped and the error as it was thrown', async () => {
+    const before = custom.logged.length;
+    expect((await exchange(custom.port, `GET ${INJECTED} HTTP/1.1\r\nHost: t\r\n\r\n`)).status).toBe(500);
+    const [entry] = custom.logged.slice(before);
+    expect(entry!.message).toBe(`Error on GET ${INJECTED}`);
+    expect((entry!.error as Error).message).toBe('\nfake line\u001b[31m');
+  });
+});
