@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { isHTTPError, type Context, type Next } from '@fw/core';
+import { escapeLogText, isHTTPError, type Context, type Next } from '@fw/core';
 import { useColors } from './internal/colors.js';
-import { escapeControl } from './internal/escape.js';
 import type { LoggerConfig, LogTarget } from './types.js';
 
 /** The logging middleware `logger()` returns (HTTP only: it lets gRPC calls through untouched). */
@@ -64,7 +63,7 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
 }
 
 function requestLine(ctx: Context): string {
-  return `${escapeControl(ctx.method)} ${escapeControl(ctx.path)}`;
+  return `${escapeLogText(ctx.method)} ${escapeLogText(ctx.path)}`;
 }
 
 function elapsed(start: number): number {
@@ -82,10 +81,10 @@ function paint(status: number, text: string): string {
  */
 function errorText(err: unknown, withStack: boolean): string {
   if (err instanceof Error) {
-    const head = escapeControl(`${err.name}${isHTTPError(err) ? ` ${err.statusCode}` : ''}: ${err.message}`);
+    const head = escapeLogText(`${err.name}${isHTTPError(err) ? ` ${err.statusCode}` : ''}: ${err.message}`);
     if (!withStack || typeof err.stack !== 'string') return head;
     const frames = stackFrames(err.stack, err.message);
-    return frames.length === 0 ? head : `${head}\n${frames.map(escapeControl).join('\n')}`;
+    return frames.length === 0 ? head : `${head}\n${frames.map(escapeLogText).join('\n')}`;
   }
   let text: string;
   try {
@@ -93,7 +92,7 @@ function errorText(err: unknown, withStack: boolean): string {
   } catch {
     text = String(err);
   }
-  return escapeControl(text);
+  return escapeLogText(text);
 }
 
 const FRAME = /^\s+at /;
