@@ -1,4 +1,7 @@
-import { createApp, HTTPError, Router } from '@fw/app';
+import { createApp, HTTPError, Router, type AppOptions } from '@fw/app';
+
+/** Options as code written for another framework passes them: keys `AppOptions` does not have. */
+const foreign = (options: Record<string, unknown>): AppOptions => options as AppOptions;
 
 describe('createApp', () => {
   it('serves REST routes registered on the app', async () => {
@@ -42,5 +45,63 @@ describe('createApp', () => {
     } finally {
       await app.close();
     }
+  });
+
+  describe('refuses options it does not know instead of ignoring them', () => {
+    it.each([
+      ['port', 3000, /"port".*app\.listen\(port/],
+      ['host', '0.0.0.0', /"host".*app\.listen\(port, host\)/],
+      ['cors', true, /"cors".*app\.use\(cors\(/],
+      ['middleware', [() => undefined], /"middleware".*app\.use\(/],
+      ['onError', () => undefined, /"onError".*app\.onError\(/],
+      ['onNotFound', () => undefined, /"onNotFound".*app\.notFound\(/],
+    ])('throws for "%s", naming the fw way to do it', (key, value, message) => {
+      expect(() => createApp(foreign({ [key]: value }))).toThrow(message);
+    });
+
+    it('throws for any other unknown key, listing the accepted keys', () => {
+      let thrown: unknown;
+      try {
+        createApp(foreign({ bodyLimit: 1024, colour: 'blue' }));
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(TypeError);
+      const message = (thrown as Error).message;
+      expect(message).toMatch(/unknown option "colour"/);
+      for (const key of ['protocols', 'adapter', 'observability', 'bodyLimit', 'maxQueryKeys', 'maxUrlLength', 'trustProxy', 'timeouts', 'closeTimeout', 'onLog']) {
+        expect(message).toContain(key);
+      }
+    });
+
+    it('throws for an unknown key inside protocols, listing graphql and grpc', () => {
+      expect(() => createApp({ protocols: foreign({ rest: true }) as AppOptions['protocols'] })).toThrow(/unknown option "protocols\.rest".*graphql, grpc/);
+    });
+
+    it('throws for an unknown key inside observability, listing tracing', () => {
+      expect(() => createApp({ observability: foreign({ metrics: true }) as AppOptions['observability'] })).toThrow(/unknown option "observability\.metrics".*tracing/);
+    });
+
+    it('still accepts every documented option', () => {
+      const app = createApp({
+        adapter: { type: 'node-http' },
+        protocols: {},
+        observability: {},
+        bodyLimit: 2048,
+        maxQueryKeys: 10,
+        maxUrlLength: 1024,
+        trustProxy: false,
+        timeouts: { headers: 1000 },
+        closeTimeout: 1000,
+        onLog: () => undefined,
+        logUnhandledRejections: false,
+        methodNotAllowed: true,
+      });
+      expect(app.getProtocolManager()).toBeUndefined();
+    });
+
+    it('refuses options that are not an object', () => {
+      expect(() => createApp(null as unknown as AppOptions)).toThrow(/createApp: options must be an object/);
+    });
   });
 });

@@ -2,6 +2,7 @@ import { Application, type ApplicationConfig } from '@fw/core';
 import { graphqlPlugin, validateGraphQLConfig, type GraphQLConfig } from '@fw/graphql';
 import { grpcPlugin, validateGrpcConfig, GRPC_ADAPTER, type GrpcConfig } from '@fw/grpc';
 import { tracingPlugin, type TracingConfig } from '@fw/tracing';
+import { checkOptions } from './internal/check-options.js';
 import { ProtocolManager } from './protocol-manager.js';
 
 /** Which protocols the application serves besides REST. */
@@ -38,13 +39,15 @@ export interface App extends Application {
 
 /**
  * Creates an application serving REST, and GraphQL and gRPC when configured. Configuration errors
- * (a GraphQL config without a schema, gRPC without services or on another adapter) throw here.
+ * (an unknown option such as `port` or `cors`, a GraphQL config without a schema, gRPC without
+ * services or on another adapter) throw here.
  * @example
  * const app = createApp({ protocols: { graphql: { schema } } });
  * app.get('/hello', (ctx) => ctx.json({ hello: 'world' }));
  * await app.listen(3000);
  */
 export function createApp(options: AppOptions = {}): App {
+  checkOptions(options);
   const { adapter, protocols = {}, observability, ...config } = options;
   if (adapter !== undefined && (adapter === null || typeof adapter !== 'object' || typeof adapter.type !== 'string')) {
     throw new TypeError(`createApp: adapter must be an object with a string "type" (e.g. { type: "${GRPC_ADAPTER}" })`);

@@ -10,6 +10,7 @@ import type {
   OperationMethod,
   OperationObject,
   ParameterObject,
+  PathItemObject,
   ReferenceObject,
   RequestBodyObject,
   ResponseObject,
@@ -61,37 +62,67 @@ export async function checkContract(app: InjectTarget, document: OpenAPIDocument
       const operation = item[method];
       if (!METHODS.includes(method) || operation === undefined) continue;
       const operationId = operation.operationId ?? `${method} ${path}`;
-      const result: ContractResult = { operationId, method: method.toUpperCase(), path, ok: false, skipped: false, errors: [] };
-      results.push(result);
-      const given = options.operations?.[operationId] ?? {};
-      if (given.skip === true) {
-        result.ok = true;
-        result.skipped = true;
-        continue;
+      const given = options.operations?.[operationId];
+      // A list checks one operation several times: its success and each documented error.
+      const list = isRequestList(given) && given.length > 0 ? given : undefined;
+      const requests: ReadonlyArray<ContractRequest> = list ?? (given === undefined || isRequestList(given) ? [{}] : [given]);
+      for (const [index, request] of requests.entries()) {
+        const result: ContractResult = { operationId, method: method.toUpperCase(), path, ok: false, skipped: false, errors: [] };
+        if (list !== undefined) result.case = index + 1;
+        results.push(result);
+        await checkOperation(result, { app, document, method, path, item, operation, given: request, headers: options.headers ?? {}, basePath, resolve, validatorFor });
       }
-      let request: InjectRequest;
-      try {
-        request = buildRequest(method, basePath + path, [...(item.parameters ?? []), ...(operation.parameters ?? [])], operation, given, options.headers ?? {}, document);
-      } catch (err) {
-        result.errors.push(`could not build a request: ${err instanceof Error ? err.message : String(err)}`);
-        continue;
-      }
-      result.url = request.url;
-      const response = await app.inject(request);
-      result.status = response.statusCode;
-      checkResponse(result, response, operation, given, resolve, validatorFor, method === 'head');
-      result.ok = result.errors.length === 0;
     }
   }
   const failures = results.filter((result) => !result.ok);
   const summary = results
     .map((r) => {
-      const head = `${r.ok ? '✓' : '✗'} ${r.method} ${r.path}`;
+      const head = `${r.ok ? '✓' : '✗'} ${r.method} ${r.path}${r.case === undefined ? '' : ` #${r.case}`}`;
       if (r.skipped) return `${head} (skipped)`;
       return r.ok ? `${head} → ${r.status}` : `${head}${r.status === undefined ? '' : ` → ${r.status}`}: ${r.errors.join('; ')}`;
     })
     .join('\n');
   return { ok: failures.length === 0, results, failures, summary };
+}
+
+function isRequestList(given: ContractRequest | readonly ContractRequest[] | undefined): given is readonly ContractRequest[] {
+  return Array.isArray(given);
+}
+
+interface OperationCheck {
+  app: InjectTarget;
+  document: OpenAPIDocument;
+  method: OperationMethod;
+  path: string;
+  item: PathItemObject;
+  operation: OperationObject;
+  given: ContractRequest;
+  headers: Record<string, string>;
+  basePath: string;
+  resolve: <T>(value: T | ReferenceObject) => T | undefined;
+  validatorFor: (schema: JSONSchema) => Validator;
+}
+
+/** Sends one request for an operation and records in `result` what did not match. */
+async function checkOperation(result: ContractResult, check: OperationCheck): Promise<void> {
+  const { given, method, path, item, operation } = check;
+  if (given.skip === true) {
+    result.ok = true;
+    result.skipped = true;
+    return;
+  }
+  let request: InjectRequest;
+  try {
+    request = buildRequest(method, check.basePath + path, [...(item.parameters ?? []), ...(operation.parameters ?? [])], operation, given, check.headers, check.document);
+  } catch (err) {
+    result.errors.push(`could not build a request: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  result.url = request.url;
+  const response = await check.app.inject(request);
+  result.status = response.statusCode;
+  checkResponse(result, response, operation, given, check.resolve, check.validatorFor, method === 'head');
+  result.ok = result.errors.length === 0;
 }
 
 function buildRequest(

@@ -1,5 +1,8 @@
 import { ROUTE_META, ROUTE_SCHEMA, type Next, type RouteMeta, type RouteSchema } from '@fw/core';
 
+/** Error statuses (400–599) a route answers: `[409, 404]`, or `{ 409: 'Not enough stock' }` with a description each. */
+export type RouteErrors = readonly number[] | Readonly<Record<number, string>>;
+
 /** What `describeRoute()` adds to a route's documentation. */
 export interface RouteDescription {
   summary?: string;
@@ -11,6 +14,12 @@ export interface RouteDescription {
   hidden?: boolean;
   /** Responses by status: a schema, `null` for no body, or a `ResponseSpec`. */
   responses?: Record<number | string, unknown>;
+  /**
+   * Error statuses the route answers beyond those documented automatically (409, 404 from a
+   * handler, ...): a list, or descriptions by status. Each is documented with the framework's
+   * error body; a status listed in `responses` keeps that response. Kept in `meta.errors`.
+   */
+  errors?: RouteErrors;
   /** Merged into the operation as it is (`externalDocs`, `x-*` fields). */
   openapi?: Record<string, unknown>;
 }
@@ -27,6 +36,7 @@ export type DescribeRouteMiddleware = ((ctx: unknown, next: Next) => Promise<voi
  * beside the schemas `validate()` attaches. At run time it only calls `next()`.
  * @example
  * app.get('/books/:id', describeRoute({ summary: 'One book', responses: { 200: Book } }), ...createHandler({ params }, handler));
+ * app.post('/orders', describeRoute({ responses: { 201: Order }, errors: { 409: 'Not enough stock' } }), placeOrder);
  */
 export function describeRoute(description: RouteDescription): DescribeRouteMiddleware {
   const { responses, ...meta } = description;

@@ -154,6 +154,8 @@ class DocumentBuilder {
     }
 
     const responses = this.documentedResponses(planned, { ...asRecord(meta.responses), ...asRecord(schema.responses) }, convert);
+    // Listed errors are the route's own statement, so they are documented even with errorResponses: false.
+    for (const [status, description] of this.listedErrors(planned, meta.errors)) responses[String(status)] ??= this.errors.forStatus(status, description);
     const auth = meta.auth === true;
     const optionalAuth = !auth && meta.authOptional === true;
     const rateLimited = meta.rateLimited !== undefined && meta.rateLimited !== false;
@@ -276,6 +278,24 @@ class DocumentBuilder {
       responses['2XX'] = { description: 'Success (the response body is not documented)' };
     }
     return responses;
+  }
+
+  /** The statuses of `meta.errors` (a list, or descriptions by status); anything but 400–599 is warned about. */
+  private listedErrors(planned: PlannedOperation, errors: unknown): Array<[number, string | undefined]> {
+    let entries: Array<[unknown, unknown]>;
+    if (Array.isArray(errors)) entries = errors.map((status: unknown) => [status, undefined]);
+    else if (errors !== null && typeof errors === 'object') entries = Object.entries(errors);
+    else return [];
+    const listed: Array<[number, string | undefined]> = [];
+    for (const [key, description] of entries) {
+      const status = typeof key === 'string' && /^\d+$/.test(key) ? Number(key) : key;
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
+        this.warn('invalid-error-status', `Error status ${String(key)} of ${planned.method} ${planned.route.path} is not a status from 400 to 599; it is left out`, planned.method, planned.route.path);
+        continue;
+      }
+      listed.push([status, typeof description === 'string' && description !== '' ? description : undefined]);
+    }
+    return listed;
   }
 
   private addRateLimitHeaders(responses: Record<string, ResponseObject | ReferenceObject>): void {

@@ -5,7 +5,7 @@
 export { checkContract } from './contract.js';
 export type { InjectTarget } from './contract.js';
 export { describeRoute } from './describe-route.js';
-export type { DescribeRouteMiddleware, RouteDescription } from './describe-route.js';
+export type { DescribeRouteMiddleware, RouteDescription, RouteErrors } from './describe-route.js';
 export { DEFAULT_INFO, DEFAULT_SECURITY_SCHEMES, OPENAPI_VERSION, openapi } from './document.js';
 export type { RouteSource } from './document.js';
 export { ERROR_COMPONENTS } from './internal/errors.js';

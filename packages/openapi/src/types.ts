@@ -169,7 +169,8 @@ export interface OpenAPIWarning {
     | 'duplicate-operation-id'
     | 'shadowed-route'
     | 'path-param-names'
-    | 'nested-query-parameter';
+    | 'nested-query-parameter'
+    | 'invalid-error-status';
   message: string;
   method?: HTTPMethod;
   path?: string;
@@ -266,8 +267,11 @@ export interface ContractRequest {
 export interface ContractCheckOptions {
   /** Headers sent with every request (e.g. `authorization`). @default {} */
   headers?: Record<string, string>;
-  /** Requests (or expectations) per operationId. @default {} */
-  operations?: Record<string, ContractRequest>;
+  /**
+   * Requests (or expectations) per operationId. A list sends one request per entry, in order, so
+   * one operation can be checked on its success and on each error it documents. @default {}
+   */
+  operations?: Record<string, ContractRequest | readonly ContractRequest[]>;
   /** Path prepended to every documented path. @default the path of the document's first server URL, else '' */
   basePath?: string;
 }
@@ -278,6 +282,8 @@ export interface ContractResult {
   method: string;
   /** The documented path template. */
   path: string;
+  /** The position (from 1) of the request in the operation's list, when `operations[id]` is a list. */
+  case?: number;
   /** The URL requested (absent when skipped or when no request could be built). */
   url?: string;
   status?: number;
@@ -294,6 +300,6 @@ export interface ContractReport {
   results: ContractResult[];
   /** The results that did not pass. */
   failures: ContractResult[];
-  /** One line per operation: `✓ GET /books/{id} 200` or `✗ ... — reasons`. */
+  /** One line per request: `✓ GET /books/{id} → 200`, `✓ POST /orders #2 → 409` (a list), or `✗ ...: reasons`. */
   summary: string;
 }

@@ -59,7 +59,7 @@ describe('checkContract on the test app', () => {
   it('checks 413 and 429 against the framework bodies as well', async () => {
     const app = new Application({ bodyLimit: 16 });
     app.route({ method: 'POST', path: '/notes', handler: (ctx) => ctx.json(ctx.body), schema: { body: z.object({ text: z.string().min(40) }) } });
-    // rateLimit() carries no marker (yet): the route says it is limited.
+    // The route says it is limited (rateLimit() marks itself too; the meta keeps this test independent of it).
     app.route({ method: 'GET', path: '/limited', middleware: [rateLimit({ maxRequests: 0 })], handler: (ctx) => ctx.json(1), meta: { rateLimited: true } });
     const report = await checkContract(app, openapi(app), { operations: { postNotes: { status: 413 }, getLimited: { status: 429 } } });
     expect(report.results.map((r) => [r.operationId, r.status, r.errors])).toEqual([
@@ -122,5 +122,44 @@ describe('checkContract finds what does not match', () => {
     });
     expect((await checkContract(app, openapi(app))).ok).toBe(true);
     expect(seen).toEqual({ isbn: '9780441013593' });
+  });
+});
+
+describe('checkContract with several requests for one operation', () => {
+  /** A shop whose POST /orders answers 409 when the quantity exceeds the stock. */
+  function shop(errors?: Record<number, string>) {
+    const app = new Application();
+    const Order = z.object({ id: z.string(), quantity: z.number().int() });
+    app.post(
+      '/orders',
+      describeRoute({ responses: { 201: Order }, ...(errors === undefined ? {} : { errors }) }),
+      validate({ body: z.object({ quantity: z.number().int().min(1).max(100) }) }),
+      (ctx) => {
+        const { quantity } = ctx.body as { quantity: number };
+        if (quantity > 3) throw new HTTPError(409, 'Not enough stock', { available: 3 });
+        ctx.json({ id: 'o1', quantity }, 201);
+      },
+    );
+    return app;
+  }
+  const cases = [{ body: { quantity: 1 }, status: 201 }, { body: { quantity: 5 }, status: 409 }, { body: { quantity: 0 }, status: 400 }];
+
+  it('sends every request of the list and fails when one is answered with a status the document does not list', async () => {
+    const app = shop();
+    const report = await checkContract(app, openapi(app, quiet), { operations: { postOrders: cases } });
+    expect(report.ok).toBe(false);
+    expect(report.results.map((r) => [r.operationId, r.case, r.status, r.errors.map((e) => e.replace(/ \(\{.*\}\)$/, ''))])).toEqual([
+      ['postOrders', 1, 201, []],
+      ['postOrders', 2, 409, ['status 409 is not documented']],
+      ['postOrders', 3, 400, []],
+    ]);
+    expect(report.summary.split('\n')).toEqual(['✓ POST /orders #1 → 201', '✗ POST /orders #2 → 409: status 409 is not documented', '✓ POST /orders #3 → 400']);
+  });
+
+  it('passes once the route lists the status among its errors', async () => {
+    const app = shop({ 409: 'Not enough stock' });
+    const report = await checkContract(app, openapi(app, quiet), { operations: { postOrders: cases } });
+    expect(report.failures).toEqual([]);
+    expect(report.results.map((r) => r.status)).toEqual([201, 409, 400]);
   });
 });

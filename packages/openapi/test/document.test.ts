@@ -1,6 +1,6 @@
 import { Application, ROUTE_META, Router } from '@fw/core';
 import { z } from 'zod';
-import { ERROR_COMPONENTS, openapi, type OpenAPIDocument, type OperationObject } from '../src/index.js';
+import { describeRoute, ERROR_COMPONENTS, openapi, type OpenAPIDocument, type OperationObject } from '../src/index.js';
 import { buildTestApp, collect, validateOpenAPI } from './helpers.js';
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -390,6 +390,50 @@ describe('route handling', () => {
     const doc = openapi(new Application());
     expect(doc).toEqual({ openapi: '3.1.0', info: { title: 'API', version: '1.0.0' }, paths: {} });
     expect(validateOpenAPI(doc)[0]!.valid).toBe(true);
+  });
+});
+
+describe('error statuses a route lists (describeRoute errors / meta.errors)', () => {
+  const Order = z.object({ id: z.string() });
+
+  it('documents each listed status with the framework error body, its description, and the shared component for statuses fw already knows', () => {
+    const app = new Application();
+    app.post('/orders', describeRoute({ responses: { 201: Order }, errors: { 409: 'Not enough stock', 404: 'A line names an unknown book' } }), (ctx) => ctx.json({ id: 'o1' }, 201));
+    app.post('/books', describeRoute({ errors: [409] }), (ctx) => ctx.json({}, 201));
+    app.route({ method: 'DELETE', path: '/books', handler: (ctx) => ctx.status(204), meta: { errors: [423] } });
+    const doc = openapi(app, { onWarning: () => undefined });
+    expect(doc.paths['/orders']!.post!.responses).toEqual({
+      '201': { description: 'Created', content: { 'application/json': { schema: expect.any(Object) } } },
+      '404': { ...ref('responses', 'NotFound'), description: 'A line names an unknown book' },
+      '409': { description: 'Not enough stock', content: { 'application/json': { schema: ref('schemas', 'ErrorBody') } } },
+      '500': ref('responses', 'InternalServerError'),
+    });
+    expect(doc.paths['/books']!.post!.responses['409']).toEqual({ description: 'Conflict', content: { 'application/json': { schema: ref('schemas', 'ErrorBody') } } });
+    expect(doc.paths['/books']!.delete!.responses['423']).toEqual({ description: 'Locked', content: { 'application/json': { schema: ref('schemas', 'ErrorBody') } } });
+    expect(doc.components?.responses?.NotFound).toBeDefined();
+    expect(validateOpenAPI(doc)[0]!.valid).toBe(true);
+  });
+
+  it('documents listed statuses with errorResponses: false too, and an explicit response for the same status wins', () => {
+    const app = new Application();
+    const Conflict = z.object({ error: z.literal(true), message: z.string(), code: z.literal(409), existing: z.string() });
+    app.post('/books', describeRoute({ responses: { 201: Order, 409: Conflict }, errors: { 409: 'Duplicate', 429: 'Slow down' } }), (ctx) => ctx.json({ id: 'b1' }, 201));
+    const responses = openapi(app, { errorResponses: false, onWarning: () => undefined }).paths['/books']!.post!.responses;
+    expect(Object.keys(responses)).toEqual(['201', '409', '429']);
+    expect(responses['409']).toMatchObject({ description: 'Conflict', content: { 'application/json': { schema: expect.objectContaining({ required: expect.arrayContaining(['existing']) }) } } });
+    expect(responses['429']).toEqual({ ...ref('responses', 'TooManyRequests'), description: 'Slow down' });
+  });
+
+  it('warns about a listed status that is not an error status and leaves it out', () => {
+    const app = new Application();
+    app.get('/x', describeRoute({ errors: [200, 'teapot' as unknown as number, 418] }), (ctx) => ctx.json(1));
+    const { warnings, onWarning } = collect();
+    const responses = openapi(app, { onWarning }).paths['/x']!.get!.responses;
+    expect(Object.keys(responses)).toEqual(['418', '500', '2XX']);
+    expect(warnings.map((w) => [w.code, w.message])).toEqual([
+      ['invalid-error-status', 'Error status 200 of GET /x is not a status from 400 to 599; it is left out'],
+      ['invalid-error-status', 'Error status teapot of GET /x is not a status from 400 to 599; it is left out'],
+    ]);
   });
 });
 

@@ -67,17 +67,19 @@ describe('GraphQL abuse on a real socket', () => {
     await expectLimit(query, 'maxDepth');
   });
 
-  it('refuses an alias flood with 400 maxAliases', async () => {
+  it('refuses an alias flood with 400 maxAliases, and one past the selection budget with 400 maxSelections', async () => {
     const flood = (n: number): string => `{ node { ${Array.from({ length: n }, (_, i) => `a${i}: name`).join(' ')} } }`;
     expect((await post({ query: flood(30) })).status).toBe(200);
     await expectLimit(flood(31), 'maxAliases');
-    await expectLimit(flood(3000), 'maxAliases');
+    // 3000 selections exceed maxSelections (2000), which is checked first, before the walk for aliases.
+    await expectLimit(flood(3000), 'maxSelections');
   });
 
   it('refuses an exponential fragment fan-out (a "billion laughs" document) with 400 before executing it', async () => {
     const fragments = [`fragment F0 on Query { a: hello b: hello }`];
     for (let i = 1; i <= 40; i++) fragments.push(`fragment F${i} on Query { ...F${i - 1} x${i}: node { name } ...F${i - 1} }`);
-    await expectLimit(`{ ...F40 } ${fragments.join(' ')}`, 'maxAliases');
+    // Counted through every spread, the fan-out passes maxSelections long before it is executed.
+    await expectLimit(`{ ...F40 } ${fragments.join(' ')}`, 'maxSelections');
   });
 
   it('refuses fragments that spread each other in a cycle, without looping', async () => {

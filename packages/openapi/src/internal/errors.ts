@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ComponentsObject, HeaderObject, JSONSchema, ReferenceObject, ResponseObject } from '../types.js';
 import type { SchemaRegistry } from './components.js';
 
@@ -111,6 +112,20 @@ export class ErrorComponents {
       this.responses[name] = response;
     }
     return { status: String(spec.status), ref: { $ref: `#/components/responses/${name}` } };
+  }
+
+  /**
+   * The response for an error status a route lists: the shared component when fw already has one
+   * for that status (its description replaced when one is given), else the plain error body.
+   */
+  forStatus(status: number, description?: string): ResponseObject | ReferenceObject {
+    const key = (Object.keys(RESPONSES) as ErrorKey[]).find((candidate) => RESPONSES[candidate].status === status);
+    if (key !== undefined) {
+      const { ref } = this.use(key);
+      return description === undefined ? ref : { ...ref, description };
+    }
+    const schema = this.registry.define(ERROR_COMPONENTS.errorBody, ERROR_BODY);
+    return { description: description ?? STATUS_CODES[status] ?? 'Error', content: { 'application/json': { schema } } };
   }
 
   /** A reference to one of the rate-limit headers. */
