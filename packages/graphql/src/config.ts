@@ -11,6 +11,8 @@ export const DEFAULT_GRAPHQL_LIMITS: Readonly<Required<GraphQLLimits>> = Object.
   maxRootFields: 20,
   maxDocumentSize: 65_536,
   maxTokens: 15_000,
+  maxSelections: 2000,
+  maxFieldPairs: 5000,
 });
 
 const DEFAULT_CACHE = { maxEntries: 1000, maxSize: 4 * 1024 * 1024 };
@@ -29,6 +31,7 @@ const KNOWN_KEYS = new Set<string>([
   'limits',
   'validationRules',
   'documentCache',
+  'persistedQueries',
   'onLog',
 ]);
 const LIMIT_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_LIMITS));
@@ -47,6 +50,8 @@ export interface ResolvedGraphQLConfig {
   limits: Required<GraphQLLimits>;
   validationRules: readonly ValidationRule[];
   documentCache: { maxEntries: number; maxSize: number } | false;
+  /** The bounds of the persisted query store (those of the document cache), or false when off. */
+  persistedQueries: { maxEntries: number; maxSize: number } | false;
   onLog: GraphQLLogger;
 }
 
@@ -84,7 +89,7 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
       throw new TypeError(`GraphQL config: \`path\` must be a path starting with "/" and without "?", "#" or spaces, got ${describe(c.path)}.`);
     }
   }
-  for (const key of ['playground', 'introspection', 'maskErrors'] as const) {
+  for (const key of ['playground', 'introspection', 'maskErrors', 'persistedQueries'] as const) {
     if (c[key] !== undefined && typeof c[key] !== 'boolean') throw new TypeError(`GraphQL config: \`${key}\` must be a boolean, got ${describe(c[key])}.`);
   }
   if (c.onLog !== undefined && typeof c.onLog !== 'function') throw new TypeError(`GraphQL config: \`onLog\` must be a function (message, error), got ${describe(c.onLog)}.`);
@@ -135,6 +140,7 @@ export function resolveGraphQLConfig(config: unknown): ResolvedGraphQLConfig {
     limits,
     validationRules: config.validationRules ?? [],
     documentCache: cache,
+    persistedQueries: config.persistedQueries === false ? false : cache === false ? { ...DEFAULT_CACHE } : { ...cache },
     onLog: config.onLog ?? ((message, error) => console.error(message, error ?? '')),
   };
 }

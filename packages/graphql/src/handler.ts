@@ -1,4 +1,5 @@
-import { toHTTPError, type Context } from '@fw/core';
+import { createHash } from 'node:crypto';
+import { parseJSON, statusText, toHTTPError, type Context, type Next } from '@fw/core';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
@@ -38,7 +39,19 @@ interface TracedContext {
 export interface Endpoint {
   config: ResolvedGraphQLConfig;
   handler: GraphQLHandler;
+  /** The outermost wrapper: answers errors thrown on the endpoint path (by middleware too) as GraphQL responses. */
+  guard: (ctx: Context, next: Next) => Promise<void>;
+  /** Adopts the app's JSON depth limit for GET's `variables` and `extensions` (the plugin calls it in setup). */
+  setMaxJsonDepth(depth: number): void;
   playground: Playground | undefined;
+}
+
+/** What `parseRequestParams` reads from a request before graphql-http's own checks. */
+interface RawParams {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+  extensions?: unknown;
 }
 
 /**
@@ -61,10 +74,21 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
   ];
   const cache = config.documentCache === false ? undefined : new LruCache<string, DocumentNode>(config.documentCache.maxEntries, config.documentCache.maxSize);
   const parseOptions = limits.maxTokens === false ? undefined : { maxTokens: limits.maxTokens };
-  const formatError = createErrorFormatter({ maskErrors, onLog });
+  const formatError = createErrorFormatter({ maskErrors, onLog, suggestions: config.introspection });
   const playground = config.playground ? createPlayground(config.path, onLog) : undefined;
 
+  const persisted = config.persistedQueries === false ? undefined : new LruCache<string, string>(config.persistedQueries.maxEntries, config.persistedQueries.maxSize);
+  const toPersist = new WeakMap<RequestParams, string>();
+  // core's default until the plugin passes the app's `maxJsonDepth`.
+  let maxJsonDepth = 64;
+
   const mediaTypeOf = (ctx: Context): AcceptedMediaType | undefined => acceptedMediaType(headerValue(ctx.headers.accept));
+  const badRequest = (message: string): HandlerResponse => errorResponse(400, [requestError(400, message)], 'application/json');
+  // Exactly what Apollo's persisted-query link looks for; 200, as Apollo Server answers.
+  const persistedQueryError = (ctx: Context, message: string, code: string): HandlerResponse => [
+    JSON.stringify({ errors: [{ message, extensions: { code } }] }),
+    { status: 200, statusText: 'OK', headers: { 'content-type': `${mediaTypeOf(ctx) ?? 'application/json'}; charset=utf-8` } },
+  ];
   const limitResponse = (ctx: Context, limit: keyof GraphQLLimits, message: string): HandlerResponse =>
     errorResponse(400, [requestError(400, message, { limit })], mediaTypeOf(ctx));
 
@@ -104,30 +128,72 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     rootValue,
     formatError,
 
-    // Reads the body with core's parser (size limit, one read even if middleware read it first)
-    // and refuses batches; graphql-http's own parser then checks the fields.
-    async parseRequestParams(req: GraphQLRequest): Promise<HandlerResponse | undefined> {
-      if (req.method !== 'POST') return undefined;
+    // Reads the parameters itself: the body with core's parser (size limit, one read even if
+    // middleware read it first), GET's `variables` and `extensions` with core's JSON rules (the
+    // forbidden-key walk and the depth limit a body gets), and the persisted query extension.
+    async parseRequestParams(req: GraphQLRequest): Promise<HandlerResponse | RequestParams | undefined> {
       const ctx = req.context;
-      const [type, charset = 'charset=utf-8'] = (headerValue(ctx.headers['content-type']) ?? '').replace(/\s/g, '').toLowerCase().split(';');
-      if (type !== 'application/json' || charset !== 'charset=utf-8') return undefined;
-      let body: unknown;
-      try {
-        body = await ctx.parseBody();
-      } catch (err) {
-        const error = toHTTPError(err);
-        return errorResponse(error.statusCode, [requestError(error.statusCode, error.expose ? error.message : MASKED_MESSAGE)], 'application/json', error.headers);
+      let raw: RawParams;
+      if (req.method === 'GET') {
+        const url = ctx.url;
+        const at = url.indexOf('?');
+        const search = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
+        raw = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined };
+        for (const key of ['variables', 'extensions'] as const) {
+          const text = search.get(key);
+          if (text === null || text === '') continue;
+          try {
+            raw[key] = parseJSON(text, { maxDepth: maxJsonDepth });
+          } catch (err) {
+            const error = toHTTPError(err);
+            return errorResponse(400, [requestError(400, `The "${key}" parameter is not valid: ${error.expose ? error.message : 'unreadable JSON'}.`)], mediaTypeOf(ctx));
+          }
+        }
+      } else if (req.method === 'POST') {
+        const [type, charset = 'charset=utf-8'] = (headerValue(ctx.headers['content-type']) ?? '').replace(/\s/g, '').toLowerCase().split(';');
+        // graphql-http answers other content types with 415.
+        if (type !== 'application/json' || charset !== 'charset=utf-8') return undefined;
+        let body: unknown;
+        try {
+          body = await ctx.parseBody();
+        } catch (err) {
+          const error = toHTTPError(err);
+          return errorResponse(error.statusCode, [requestError(error.statusCode, error.expose ? error.message : MASKED_MESSAGE)], 'application/json', error.headers);
+        }
+        if (Array.isArray(body)) return badRequest('Batched requests are not supported: send one operation per request, as a JSON object.');
+        if (body === undefined) return badRequest('Missing request body: POST a JSON object such as {"query": "{ __typename }"}.');
+        if (body === null || typeof body !== 'object') return badRequest('The request body must be a JSON object with a "query" string.');
+        raw = body as RawParams;
+      } else {
+        return [null, { status: 405, statusText: statusText(405), headers: { allow: 'GET, HEAD, POST' } }];
       }
-      if (Array.isArray(body)) {
-        return errorResponse(400, [requestError(400, 'Batched requests are not supported: send one operation per request, as a JSON object.')], 'application/json');
+      const { variables, operationName, extensions } = raw;
+      let query = raw.query;
+      if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return badRequest('Invalid variables');
+      if (operationName != null && typeof operationName !== 'string') return badRequest('Invalid operationName');
+      if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) return badRequest('Invalid extensions');
+      let hash: string | undefined;
+      const persistedQuery = (extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery;
+      if (persistedQuery !== undefined) {
+        if (persisted === undefined) return persistedQueryError(ctx, 'PersistedQueryNotSupported', 'PERSISTED_QUERY_NOT_SUPPORTED');
+        const { version, sha256Hash } = (persistedQuery ?? {}) as { version?: unknown; sha256Hash?: unknown };
+        if (version !== 1) return badRequest('Unsupported persisted query version');
+        if (typeof sha256Hash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha256Hash)) return badRequest('Invalid persisted query hash: expected the SHA-256 of the query, in hex');
+        hash = sha256Hash.toLowerCase();
+        if (query == null) {
+          query = persisted.get(hash);
+          if (query === undefined) return persistedQueryError(ctx, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND');
+          hash = undefined;
+        } else if (typeof query === 'string' && createHash('sha256').update(query).digest('hex') !== hash) {
+          return badRequest('provided sha does not match query');
+        }
       }
-      if (body === undefined) {
-        return errorResponse(400, [requestError(400, 'Missing request body: POST a JSON object such as {"query": "{ __typename }"}.')], 'application/json');
-      }
-      if (body === null || typeof body !== 'object') {
-        return errorResponse(400, [requestError(400, 'The request body must be a JSON object with a "query" string.')], 'application/json');
-      }
-      return undefined;
+      if (query == null) return badRequest('Missing query');
+      if (typeof query !== 'string') return badRequest('Invalid query');
+      const params = { query, variables, operationName, extensions } as RequestParams;
+      // Stored once the document has passed the limits and validation (in onSubscribe).
+      if (hash !== undefined) toPersist.set(params, hash);
+      return params;
     },
 
     onSubscribe(req: GraphQLRequest, params: RequestParams) {
@@ -139,9 +205,18 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
         if (!isDocument(prepared)) return prepared;
         document = prepared;
       }
+      if (persisted !== undefined && params.extensions != null) {
+        const hash = toPersist.get(params);
+        if (hash !== undefined) persisted.set(hash, query, query.length);
+      }
       const traced = ctx as Context & TracedContext;
+      // HEAD reaches graphql-http as GET.
+      const isGet = req.method === 'GET';
+      const operation = isGet || traced.setAttributes !== undefined ? getOperationAST(document, params.operationName) : undefined;
+      if (isGet && operation?.operation === 'mutation') {
+        return errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaTypeOf(ctx), { allow: 'POST' });
+      }
       if (traced.setAttributes !== undefined) {
-        const operation = getOperationAST(document, params.operationName);
         if (operation != null) {
           const attributes: Record<string, string> = { [ATTR_GRAPHQL_OPERATION_TYPE]: operation.operation };
           if (operation.name !== undefined) attributes[ATTR_GRAPHQL_OPERATION_NAME] = operation.name.value;
@@ -185,12 +260,14 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
   });
 
   const handler: GraphQLHandler = async (ctx: Context): Promise<void> => {
-    if (playground !== undefined && ctx.method === 'GET' && acceptsHtml(headerValue(ctx.headers.accept))) {
+    // HEAD is answered as GET; core leaves the body out and keeps its Content-Length.
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    if (playground !== undefined && method === 'GET' && acceptsHtml(headerValue(ctx.headers.accept))) {
       playground.page(ctx);
       return;
     }
     const [body, init] = await handle({
-      method: ctx.method,
+      method,
       url: ctx.url,
       headers: ctx.headers,
       body: () => ctx.parseBody() as Promise<Record<string, unknown> | null>,
@@ -202,7 +279,38 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     ctx.send(body ?? '', init.status);
   };
 
-  return { config, handler, playground };
+  /** Answers what was thrown on the endpoint path (by middleware, or the handler) as a GraphQL response. */
+  const answerError = (ctx: Context, thrown: unknown): void => {
+    // Too late for an answer of our own: core cuts the response short.
+    if (ctx.res.headersSent || ctx.res.writableEnded) throw thrown;
+    const error = toHTTPError(thrown);
+    const status = error.statusCode;
+    if (status >= 500) onLog(`GraphQL request failed on ${ctx.method} ${ctx.path}: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
+    const message = error.expose || !maskErrors ? (thrown instanceof Error ? thrown.message : error.message) : MASKED_MESSAGE;
+    const extra = error.expose && error.details !== undefined ? { details: error.details } : undefined;
+    const [body, init] = errorResponse(status, [requestError(status, message, extra)], mediaTypeOf(ctx), error.headers);
+    ctx.res.removeHeader('content-length');
+    const headers = init.headers!;
+    for (const key of Object.keys(headers)) ctx.setHeader(key, headers[key]!);
+    ctx.send(body!, status);
+  };
+
+  const guard = (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path !== config.path) return next();
+    let pending: Promise<void>;
+    try {
+      pending = next();
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    return pending.then(undefined, (err: unknown) => answerError(ctx, err));
+  };
+
+  const setMaxJsonDepth = (depth: number): void => {
+    maxJsonDepth = depth;
+  };
+
+  return { config, handler, guard, setMaxJsonDepth, playground };
 }
 
 function isDocument(value: unknown): value is DocumentNode {

@@ -6,7 +6,8 @@ import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 /**
  * The GraphQL protocol plugin. Registered on an application, it answers GraphQL over HTTP on
  * `path` (after the app's global middleware: cors, logger, rateLimit, authenticate all apply, and
- * `ctx.protocol` is `graphql`), and serves the bundled GraphiQL when `playground` is on.
+ * `ctx.protocol` is `graphql`), and serves the bundled GraphiQL when `playground` is on. Errors
+ * thrown on `path`, by middleware too, are answered as GraphQL responses (`{ errors }`).
  * The configuration is checked here, so a bad one fails when the app is built.
  * @example
  * const app = new Application();
@@ -22,6 +23,10 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
     handler: endpoint.handler,
     getSchema: () => schema,
     setup(app: Application): void {
+      // Outside all global middleware: a 429 from rateLimit(), a 401 from authenticate or a 413
+      // from a body read becomes a GraphQL response ({ errors }) with its status and headers.
+      app.wrap(endpoint.guard);
+      endpoint.setMaxJsonDepth(app.contextSettings.maxJsonDepth);
       app.claimPath(path, endpoint.handler, { protocol: 'graphql' });
       const playground = endpoint.playground;
       if (playground !== undefined) {

@@ -29,6 +29,19 @@ export interface GraphQLLimits {
   maxDocumentSize?: number | false;
   /** Most lexical tokens the parser reads before giving up (graphql's `maxTokens`). @default 15000 */
   maxTokens?: number | false;
+  /**
+   * Most selections (fields, fragment spreads, inline fragments) in the document, every operation
+   * and fragment definition included, a fragment counted again at each place it is spread. @default 2000
+   */
+  maxSelections?: number | false;
+  /**
+   * Most pairs of same-named fields at the same place (through inline fragments, spreads and the
+   * sub-selections of same-named fields) that validation compares: n repeats make n(n-1)/2 pairs,
+   * the cost that grows with the square of the document. A pair whose fields take arguments weighs
+   * 1 + 8 per argument and 1 per list or object value on each side, since graphql prints them to
+   * compare them. @default 5000
+   */
+  maxFieldPairs?: number | false;
 }
 
 /** Bounds of the parsed-and-validated document cache. */
@@ -64,6 +77,13 @@ export interface GraphQLConfig<TContext = unknown> {
   validationRules?: readonly ValidationRule[];
   /** Bounds of the document cache, or `false` to parse and validate every request. @default { maxEntries: 1000, maxSize: 4194304 } */
   documentCache?: GraphQLDocumentCacheConfig | false;
+  /**
+   * Automatic persisted queries (Apollo's APQ): a request may send `extensions.persistedQuery.sha256Hash`
+   * instead of the query once the query was sent with its hash. The store has the bounds of
+   * `documentCache`. With `false`, such requests get `PERSISTED_QUERY_NOT_SUPPORTED` and clients
+   * fall back to sending the query. @default true
+   */
+  persistedQueries?: boolean;
   /** Where unexpected errors are logged, with their stack. @default console.error */
   onLog?: GraphQLLogger;
 }

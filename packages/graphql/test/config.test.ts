@@ -88,7 +88,7 @@ describe('graphqlPlugin', () => {
   });
 
   it('publishes safe default limits', () => {
-    expect(DEFAULT_GRAPHQL_LIMITS).toEqual({ maxDepth: 15, maxAliases: 30, maxRootFields: 20, maxDocumentSize: 65536, maxTokens: 15000 });
+    expect(DEFAULT_GRAPHQL_LIMITS).toEqual({ maxDepth: 15, maxAliases: 30, maxRootFields: 20, maxDocumentSize: 65536, maxTokens: 15000, maxSelections: 2000, maxFieldPairs: 5000 });
     expect(Object.isFrozen(DEFAULT_GRAPHQL_LIMITS)).toBe(true);
   });
 });

@@ -101,7 +101,7 @@ describe('the context factory', () => {
       body: JSON.stringify({ query: '{ whoami }' }),
     });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: true, message: 'Unauthorized', code: 401 });
+    expect(await res.json()).toEqual({ errors: [{ message: 'Unauthorized', extensions: { code: 'UNAUTHENTICATED', status: 401 } }] });
     expect(calls.length).toBe(before);
   });
 });

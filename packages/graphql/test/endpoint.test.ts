@@ -142,7 +142,7 @@ describe('the endpoint with the default configuration', () => {
     expect(text.status).toBe(415);
     const put = await fetch(served.endpoint, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
   });
 
   it('answers 406 when the client accepts no JSON type', async () => {

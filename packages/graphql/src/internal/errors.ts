@@ -10,18 +10,50 @@ export const MASKED_MESSAGE = 'Internal server error';
 export type ErrorFormatter = (error: Readonly<GraphQLError | Error>) => GraphQLError | Error;
 
 /**
- * Maps resolver errors for the response: an HTTPError (or an error carrying a 4xx `statusCode`)
- * keeps its message and gets `extensions: { code, status }` from core's protocol table; any other
- * thrown error is logged with its stack and, unless `maskErrors` is false, shown as
- * "Internal server error". GraphQLErrors thrown on purpose, and request, syntax, validation and
- * variable errors (which have no `path`), pass through unchanged.
+ * Graphql's " Did you mean …?" ending, as `didYouMean()` writes it: up to five quoted names,
+ * optionally after "the enum value" or "to use an inline fragment on". Anchored at the end so a
+ * name quoted earlier in the message (user input) is never cut.
  */
-export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger }): ErrorFormatter {
-  const { maskErrors, onLog } = options;
+const NAME = '"[_A-Za-z][_0-9A-Za-z]*"';
+const SUGGESTION = new RegExp(` Did you mean (?:the enum value |to use an inline fragment on )?${NAME}(?:, ${NAME})*(?:,? or ${NAME})?\\?$`);
+
+/** `message` without graphql's closing suggestion of names, if it has one. */
+export function withoutSuggestion(message: string): string {
+  if (!message.endsWith('?')) return message;
+  return message.replace(SUGGESTION, '');
+}
+
+/**
+ * Maps errors for the response. Resolver errors (with a `path`): an HTTPError (or an error carrying
+ * a 4xx `statusCode`) keeps its message and gets `extensions: { code, status }` from core's
+ * protocol table; any other thrown error is logged with its stack and, unless `maskErrors` is
+ * false, shown as "Internal server error". Request, syntax, validation and variable errors (no
+ * `path`) keep graphql's message, but the message of an unexpected error inside them (a custom
+ * scalar's TypeError) is cut off and logged. GraphQLErrors thrown on purpose pass through. With
+ * `suggestions: false` (introspection off), graphql's "Did you mean …?" hints are dropped.
+ */
+export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger; suggestions?: boolean }): ErrorFormatter {
+  const { maskErrors, onLog, suggestions = true } = options;
   return (error) => {
     if (!(error instanceof GraphQLError)) return error as Error;
     const original = error.originalError;
-    if (original === undefined || original instanceof GraphQLError || error.path === undefined) return error as GraphQLError;
+    if (error.path === undefined) {
+      let message = error.message;
+      // Variable errors wrap the scalar's error in one GraphQLError more: find what was thrown.
+      let cause: Error | undefined = original;
+      while (cause instanceof GraphQLError && cause.originalError !== undefined) cause = cause.originalError;
+      if (cause !== undefined && !(cause instanceof GraphQLError) && !toHTTPError(cause).expose) {
+        onLog(`GraphQL scalar error: ${cause.message}`, cause);
+        if (maskErrors && cause.message !== '' && message.endsWith(cause.message)) {
+          // graphql appends the thrown message to its own ("...; <message>" or "... <message>").
+          message = `${message.slice(0, -cause.message.length).replace(/[\s;.]+$/, '')}.`;
+        }
+      }
+      if (!suggestions) message = withoutSuggestion(message);
+      if (message === error.message) return error as GraphQLError;
+      return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: original, extensions: error.extensions });
+    }
+    if (original === undefined || original instanceof GraphQLError) return error as GraphQLError;
     const http = toHTTPError(original);
     const status = http.statusCode;
     if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${original.message}`, original);

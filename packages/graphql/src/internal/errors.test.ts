@@ -1,0 +1,20 @@
+import { withoutSuggestion } from './errors.js';
+
+describe('withoutSuggestion', () => {
+  it.each([
+    ['Cannot query field "helo" on type "Query". Did you mean "hello"?', 'Cannot query field "helo" on type "Query".'],
+    ['Unknown argument "nme" on field "Query.hello". Did you mean "name" or "names"?', 'Unknown argument "nme" on field "Query.hello".'],
+    ['Unknown type "Usr". Did you mean "User", "Users", or "UserInput"?', 'Unknown type "Usr".'],
+    ['Value "FICTON" does not exist in "Genre" enum. Did you mean the enum value "FICTION"?', 'Value "FICTON" does not exist in "Genre" enum.'],
+    ['Cannot query field "x" on type "Node". Did you mean to use an inline fragment on "Book"?', 'Cannot query field "x" on type "Node".'],
+  ])('drops the hint of %j', (message, expected) => {
+    expect(withoutSuggestion(message)).toBe(expected);
+  });
+
+  it('leaves messages without a hint, or with the words only inside quoted input, alone', () => {
+    expect(withoutSuggestion('Syntax Error: Unexpected "}".')).toBe('Syntax Error: Unexpected "}".');
+    const quoted = 'Variable "$q" got invalid value " Did you mean \\"x\\"?"; Expected type "Int".';
+    expect(withoutSuggestion(quoted)).toBe(quoted);
+    expect(withoutSuggestion('Did you mean "x"? is what the user typed?')).toBe('Did you mean "x"? is what the user typed?');
+  });
+});
