@@ -27,8 +27,13 @@ export interface GrpcStatusObject {
   metadata: Metadata;
 }
 
-// A cancellation observed this close to the deadline is the deadline (timers and Date.now() differ by a tick).
-const DEADLINE_SLACK_MS = 2;
+/**
+ * How close to the deadline a cancellation counts as the deadline. The server's deadline is its own
+ * copy: the time the headers arrived plus grpc-timeout. A client ends the call when its deadline
+ * passes (RST_STREAM CANCEL, the same frame as a deliberate cancel), which is earlier than the
+ * server's copy by the time the headers took to arrive and be read — under load, tens of ms.
+ */
+const DEADLINE_TOLERANCE_MS = 50;
 
 /**
  * The per-call context of a gRPC call: the cross-protocol shape middleware relies on (`headers`,
@@ -217,29 +222,34 @@ export class GrpcContext<TRequest = unknown> {
     this.statusCode = code === GRPC_STATUS.OK ? 200 : httpStatusFromGrpc(code);
   }
 
-  /** @internal The failure as grpc-js status, with the headers set so far and the error's own. */
+  /** @internal The failure as grpc-js status, with the headers set so far and the error's own. Never throws. */
   _statusObject(): GrpcStatusObject {
     const status = this._status ?? statusFromError(this._error);
     const metadata = new Metadata();
-    const own = this._headersSent ? this._trailers : this._headers;
-    if (own !== undefined) metadata.merge(own);
-    if (this._trailer !== undefined) metadata.merge(this._trailer);
-    if (status.metadata !== undefined) metadata.merge(status.metadata);
-    if (status.headers !== undefined) {
-      for (const [key, value] of Object.entries(status.headers)) {
-        try {
-          setMetadataHeader(metadata, key, value);
-        } catch (err) {
-          this._settings.log(`Could not send header "${key}" with the error status of ${this.path}`, err);
+    try {
+      const own = this._headersSent ? this._trailers : this._headers;
+      if (own !== undefined) metadata.merge(own);
+      if (this._trailer !== undefined) metadata.merge(this._trailer);
+      if (status.metadata !== undefined) metadata.merge(status.metadata);
+      if (status.headers !== undefined) {
+        for (const [key, value] of Object.entries(status.headers)) {
+          try {
+            setMetadataHeader(metadata, key, value);
+          } catch (err) {
+            this._settings.log(`Could not send header "${key}" with the error status of ${this.path}`, err);
+          }
         }
       }
-    }
-    if (status.errorDetails !== undefined) {
-      try {
-        metadata.set(ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(status.errorDetails)));
-      } catch {
-        // Details that do not serialise are left out rather than failing the error response.
+      if (status.errorDetails !== undefined) {
+        try {
+          metadata.set(ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(status.errorDetails)));
+        } catch {
+          // Details that do not serialise are left out rather than failing the error response.
+        }
       }
+    } catch (err) {
+      // Metadata that cannot be read (a hostile error's headers) is dropped; the status still goes out.
+      this._settings.log(`Could not send the metadata of the error status of ${this.path}`, err);
     }
     return { code: status.code, details: status.details, metadata };
   }
@@ -277,10 +287,12 @@ export class GrpcContext<TRequest = unknown> {
     if (this._finished || this._cancelReason !== undefined) return;
     // A stream the handler has ended is finishing with its own status ('finish' settles it).
     if ((this.call as { writableEnded?: boolean }).writableEnded === true && this.rpc.type !== 'unary') return;
+    // Classified from the call's deadline and the clock at the moment the cancellation arrives.
+    const now = Date.now();
     const deadline = this.call.getDeadline();
     const ms = deadline instanceof Date ? deadline.getTime() : deadline;
     const reason =
-      Number.isFinite(ms) && Date.now() >= ms - DEADLINE_SLACK_MS
+      Number.isFinite(ms) && now >= ms - DEADLINE_TOLERANCE_MS
         ? new GrpcError(GRPC_STATUS.DEADLINE_EXCEEDED, 'Deadline exceeded')
         : new GrpcError(GRPC_STATUS.CANCELLED, 'Call cancelled');
     this._cancelReason = reason;

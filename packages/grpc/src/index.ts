@@ -23,6 +23,7 @@ export type {
   GrpcClientStreamCall,
   GrpcClientStreamHandler,
   GrpcConfig,
+  GrpcHealthWatchLimits,
   GrpcLoaderOptions,
   GrpcMethodImplementation,
   GrpcMethodType,

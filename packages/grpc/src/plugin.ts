@@ -1,8 +1,10 @@
 import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import type { AnyMiddleware, Application, Plugin } from '@fw/core';
-import { resolveGrpcConfig, type ResolvedGrpcConfig } from './internal/config.js';
+import type { Http2Server, Settings } from 'node:http2';
+import { ROUTE_META, type AnyMiddleware, type Application, type Plugin, type RouteMeta } from '@fw/core';
+import { GRPC_DEFAULTS, resolveGrpcConfig, type ResolvedGrpcConfig } from './internal/config.js';
+import { withValidDescriptors } from './internal/descriptors.js';
 import { HealthService, healthProtoPath } from './internal/health.js';
 import { CallRunner } from './internal/runner.js';
 import type { GrpcAddress, GrpcConfig, GrpcMiddleware, GrpcServingStatus } from './types.js';
@@ -67,13 +69,12 @@ class GrpcServerPlugin implements GrpcPlugin {
       if (entry === 'global') middleware.push(...app.getMiddleware());
       else middleware.push(entry);
     }
+    warnAboutSkippedAuthentication(app.getMiddleware(), middleware, config.log);
     const runner = new CallRunner(app.getWrappers(), middleware, { trustProxy: app.contextSettings.trustProxy, log: config.log });
-    // Connections with no call for this long are closed (grpc-js keeps them forever otherwise,
-    // so a client that connects and stays silent would hold a socket until the process ends).
-    const options: ChannelOptions = { 'grpc.max_connection_idle_ms': DEFAULT_MAX_CONNECTION_IDLE_MS, ...config.serverOptions };
-    if (config.maxReceiveMessageLength !== undefined) options['grpc.max_receive_message_length'] = config.maxReceiveMessageLength;
-    if (config.maxSendMessageLength !== undefined) options['grpc.max_send_message_length'] = config.maxSendMessageLength;
-    const server = new Server(options);
+    const options = serverOptions(config);
+    const { 'grpc.max_metadata_size': metadataOption, ...grpcOptions } = options;
+    const maxMetadataSize = config.maxMetadataSize ?? (typeof metadataOption === 'number' ? metadataOption : GRPC_DEFAULTS.maxMetadataSize);
+    const server = new Server(grpcOptions);
     this.starting = server;
     try {
       for (const service of config.services) {
@@ -84,11 +85,14 @@ class GrpcServerPlugin implements GrpcPlugin {
       const names = config.services.map((s) => s.name);
       let health: HealthService | undefined;
       if (config.health) {
-        health = new HealthService();
+        health = new HealthService(config.maxHealthWatches);
         health.addToServer(server, names, this.statusOverrides);
       }
       if (config.reflection) this.addReflection(server, names);
       const port = await this.bind(server);
+      if (!applySessionSettings(server, { maxHeaderListSize: maxMetadataSize })) {
+        config.log(`gRPC: maxMetadataSize (${maxMetadataSize} bytes) could not be applied: this version of @grpc/grpc-js does not expose its HTTP/2 servers`);
+      }
       this.running = { server, health, address: { host: config.host, port, target: dialTarget(config.host, port) } };
     } catch (err) {
       server.forceShutdown();
@@ -106,7 +110,8 @@ class GrpcServerPlugin implements GrpcPlugin {
       definition = { ...definition, ...loadSync(healthProtoPath, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }) };
       services = [...services, 'grpc.health.v1.Health'];
     }
-    new ReflectionService(definition, { services }).addToServer(server);
+    // protobufjs's descriptors are invalid for strict clients (map entries, relative names): serve fixed ones.
+    new ReflectionService(withValidDescriptors(definition), { services }).addToServer(server);
   }
 
   private bind(server: Server): Promise<number> {
@@ -147,6 +152,71 @@ class GrpcServerPlugin implements GrpcPlugin {
     });
     this.running = undefined;
   }
+}
+
+/**
+ * The grpc-js server options: our defaults, then `serverOptions`, then the explicit options.
+ * Connections with no call for a while are closed (grpc-js keeps them forever otherwise, so a client
+ * that connects and stays silent would hold a socket until the process ends); each connection runs
+ * a bounded number of streams, and lives a bounded time, so no client can hold memory indefinitely.
+ */
+function serverOptions(config: ResolvedGrpcConfig): ChannelOptions {
+  const options: ChannelOptions = {
+    'grpc.max_connection_idle_ms': DEFAULT_MAX_CONNECTION_IDLE_MS,
+    'grpc.max_concurrent_streams': GRPC_DEFAULTS.maxConcurrentStreams,
+    'grpc.max_connection_age_ms': GRPC_DEFAULTS.maxConnectionAge,
+    'grpc.max_connection_age_grace_ms': GRPC_DEFAULTS.maxConnectionAgeGrace,
+    ...config.serverOptions,
+  };
+  if (config.maxReceiveMessageLength !== undefined) options['grpc.max_receive_message_length'] = config.maxReceiveMessageLength;
+  if (config.maxSendMessageLength !== undefined) options['grpc.max_send_message_length'] = config.maxSendMessageLength;
+  if (config.maxConcurrentStreams !== undefined) options['grpc.max_concurrent_streams'] = config.maxConcurrentStreams;
+  if (config.maxConnectionAge !== undefined) options['grpc.max_connection_age_ms'] = config.maxConnectionAge;
+  if (config.maxConnectionAgeGrace !== undefined) options['grpc.max_connection_age_grace_ms'] = config.maxConnectionAgeGrace;
+  return options;
+}
+
+/**
+ * Sets HTTP/2 settings of the connections grpc-js accepts from now on. grpc-js has no option for the
+ * header list size, and without one a client's oversized metadata is only stopped by HPACK limits,
+ * which fail the whole connection; with it, Node refuses just the offending stream
+ * (RST_STREAM ENHANCE_YOUR_CALM, which clients see as RESOURCE_EXHAUSTED).
+ */
+function applySessionSettings(server: Server, settings: Settings): boolean {
+  const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(servers instanceof Map)) return false;
+  for (const http2Server of servers.keys() as IterableIterator<Http2Server>) {
+    if (typeof http2Server.updateSettings !== 'function') return false;
+    http2Server.updateSettings(settings);
+  }
+  return true;
+}
+
+const AUTH_NAME = /auth|jwt|bearer|session|passport|api_?key/i;
+
+/** Whether a middleware authenticates: it says so (`authenticate`, `requireRole` carry route meta), or its name does. */
+function looksLikeAuthentication(fn: AnyMiddleware): boolean {
+  const meta = (fn as unknown as { [ROUTE_META]?: RouteMeta & { auth?: unknown; authOptional?: unknown } })[ROUTE_META];
+  if (meta !== undefined && (meta.auth === true || meta.authOptional === true)) return true;
+  return AUTH_NAME.test(fn.name);
+}
+
+/**
+ * gRPC calls do not run `app.use()` middleware unless told to: an app that authenticates globally
+ * would otherwise serve its gRPC methods to anyone without noticing. Says so once, at start-up.
+ */
+function warnAboutSkippedAuthentication(
+  global: readonly AnyMiddleware[],
+  running: ReadonlyArray<GrpcMiddleware | AnyMiddleware>,
+  log: (message: string) => void,
+): void {
+  const skipped = global.filter((fn) => !running.includes(fn) && looksLikeAuthentication(fn));
+  if (skipped.length === 0) return;
+  const names = skipped.map((fn) => `"${fn.name || 'anonymous'}"`).join(', ');
+  log(
+    `gRPC: the app's global middleware ${names} looks like authentication, but gRPC calls do not run app middleware, ` +
+      `so gRPC methods are served without it. Set \`middleware: 'global'\` in the gRPC config (or list the middleware to run).`,
+  );
 }
 
 /**

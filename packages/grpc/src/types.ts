@@ -145,6 +145,28 @@ export interface GrpcConfig {
   maxReceiveMessageLength?: number;
   /** Largest response message in bytes; larger ones fail with RESOURCE_EXHAUSTED. @default unlimited */
   maxSendMessageLength?: number;
+  /**
+   * Most calls one connection may run at once (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS, grpc-js's
+   * `grpc.max_concurrent_streams`); a client's further calls wait for a free slot.
+   * @default 100
+   */
+  maxConcurrentStreams?: number;
+  /**
+   * Age in ms after which a connection is asked to go away (GOAWAY; clients reconnect), bounding how
+   * long one connection and the streams on it can hold server resources (`grpc.max_connection_age_ms`).
+   * @default 1800000 (30 minutes)
+   */
+  maxConnectionAge?: number;
+  /** How long calls on a connection past `maxConnectionAge` may still run before it is closed, in ms (`grpc.max_connection_age_grace_ms`). @default 300000 (5 minutes) */
+  maxConnectionAgeGrace?: number;
+  /**
+   * Largest request metadata (all headers of one call, HTTP/2 SETTINGS_MAX_HEADER_LIST_SIZE) in
+   * bytes; a call with more is refused (RESOURCE_EXHAUSTED) without touching other calls.
+   * @default 16384 (16 KiB)
+   */
+  maxMetadataSize?: number;
+  /** Caps on open `grpc.health.v1.Health/Watch` streams; further ones are refused with RESOURCE_EXHAUSTED. @default { perConnection: 10, total: 1000 } */
+  maxHealthWatches?: GrpcHealthWatchLimits;
   /** How long close() lets in-flight calls finish (tryShutdown) before cutting them (forceShutdown), in ms. @default 5000 */
   closeTimeout?: number;
   /**
@@ -158,6 +180,14 @@ export interface GrpcConfig {
   serverOptions?: ChannelOptions;
   /** Where server errors (INTERNAL causes) are reported. @default console.error */
   onLog?: (message: string, error?: unknown) => void;
+}
+
+/** Caps on open health Watch streams. */
+export interface GrpcHealthWatchLimits {
+  /** Open Watch streams one connection may hold. @default 10 */
+  perConnection?: number;
+  /** Open Watch streams across all connections. @default 1000 */
+  total?: number;
 }
 
 /** Where the gRPC server listens. */

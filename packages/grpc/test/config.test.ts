@@ -84,6 +84,15 @@ describe('validateGrpcConfig', () => {
     );
   });
 
+  it('names a resource limit given a value it cannot use', () => {
+    const echo = { 'fwtest.Echo': { Unary: noop } };
+    expect(() => validateGrpcConfig({ ...base(echo), maxConcurrentStreams: 0 })).toThrow('`maxConcurrentStreams` must be a positive integer, got 0');
+    expect(() => validateGrpcConfig({ ...base(echo), maxConnectionAge: 1.5 })).toThrow('`maxConnectionAge` must be a positive integer (ms)');
+    expect(() => validateGrpcConfig({ ...base(echo), maxMetadataSize: -1 })).toThrow('`maxMetadataSize` must be a positive integer (bytes)');
+    expect(() => validateGrpcConfig({ ...base(echo), maxHealthWatches: { total: 0 } })).toThrow('`maxHealthWatches.total` must be a positive integer');
+    expect(() => validateGrpcConfig({ ...base(echo), maxHealthWatches: 5 as unknown as GrpcConfig['maxHealthWatches'] })).toThrow('`maxHealthWatches` must be an object');
+  });
+
   it('accepts an already loaded package definition', () => {
     const packageDefinition = loadSync(PROTO);
     expect(() => validateGrpcConfig({ packageDefinition, services: { 'fwtest.Admin': { WhoAmI: noop } } })).not.toThrow();

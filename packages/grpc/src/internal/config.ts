@@ -10,6 +10,11 @@ export const GRPC_DEFAULTS = {
   host: '0.0.0.0',
   closeTimeout: 5000,
   maxReceiveMessageLength: 4 * 1024 * 1024,
+  maxConcurrentStreams: 100,
+  maxConnectionAge: 30 * 60_000,
+  maxConnectionAgeGrace: 5 * 60_000,
+  maxMetadataSize: 16 * 1024,
+  maxHealthWatches: { perConnection: 10, total: 1000 },
 } as const;
 
 /** The proto-loader options used unless the config overrides them (grpc-node's documented set). */
@@ -34,6 +39,11 @@ export interface ResolvedGrpcConfig {
   maxReceiveMessageLength: number | undefined;
   maxSendMessageLength: number | undefined;
   closeTimeout: number;
+  maxConcurrentStreams: number | undefined;
+  maxConnectionAge: number | undefined;
+  maxConnectionAgeGrace: number | undefined;
+  maxMetadataSize: number | undefined;
+  maxHealthWatches: { perConnection: number; total: number };
   middleware: ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'>;
   serverOptions: ChannelOptions;
   log: (message: string, error?: unknown) => void;
@@ -139,6 +149,21 @@ function resolveMiddleware(value: GrpcConfig['middleware']): ReadonlyArray<GrpcM
   return value.slice();
 }
 
+/** The log sink, made unable to throw: a failing sink must not leave the call it reports on unanswered. */
+function safeLog(sink: (message: string, error?: unknown) => void): (message: string, error?: unknown) => void {
+  return (message, error) => {
+    try {
+      sink(message, error);
+    } catch {
+      try {
+        console.error(message);
+      } catch {
+        // Nowhere left to report to.
+      }
+    }
+  };
+}
+
 /** Applies defaults, loads the proto and checks every name; throws an error naming the culprit. Cached per config object. */
 export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
@@ -159,6 +184,19 @@ export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
   const maxReceiveMessageLength = optionalNumber('maxReceiveMessageLength', config.maxReceiveMessageLength, size, 'a positive integer (bytes) or -1 for unlimited');
   const maxSendMessageLength = optionalNumber('maxSendMessageLength', config.maxSendMessageLength, size, 'a positive integer (bytes) or -1 for unlimited');
   const closeTimeout = optionalNumber('closeTimeout', config.closeTimeout, (n) => Number.isFinite(n) && n >= 0, 'a number of milliseconds ≥ 0') ?? GRPC_DEFAULTS.closeTimeout;
+  const positive = (n: number): boolean => Number.isInteger(n) && n > 0;
+  const maxConcurrentStreams = optionalNumber('maxConcurrentStreams', config.maxConcurrentStreams, positive, 'a positive integer');
+  const maxConnectionAge = optionalNumber('maxConnectionAge', config.maxConnectionAge, positive, 'a positive integer (ms)');
+  const maxConnectionAgeGrace = optionalNumber('maxConnectionAgeGrace', config.maxConnectionAgeGrace, positive, 'a positive integer (ms)');
+  const maxMetadataSize = optionalNumber('maxMetadataSize', config.maxMetadataSize, positive, 'a positive integer (bytes)');
+  const watches = config.maxHealthWatches;
+  if (watches !== undefined && (watches === null || typeof watches !== 'object' || Array.isArray(watches))) {
+    fail(`\`maxHealthWatches\` must be an object { perConnection?, total }, got ${describe(watches)}`);
+  }
+  const maxHealthWatches = {
+    perConnection: optionalNumber('maxHealthWatches.perConnection', watches?.perConnection, positive, 'a positive integer') ?? GRPC_DEFAULTS.maxHealthWatches.perConnection,
+    total: optionalNumber('maxHealthWatches.total', watches?.total, positive, 'a positive integer') ?? GRPC_DEFAULTS.maxHealthWatches.total,
+  };
   if (config.serverOptions !== undefined && (config.serverOptions === null || typeof config.serverOptions !== 'object')) fail('`serverOptions` must be an object of grpc-js server options');
   if (config.onLog !== undefined && typeof config.onLog !== 'function') fail('`onLog` must be a function');
   const middleware = resolveMiddleware(config.middleware);
@@ -177,9 +215,14 @@ export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
     maxReceiveMessageLength,
     maxSendMessageLength,
     closeTimeout,
+    maxConcurrentStreams,
+    maxConnectionAge,
+    maxConnectionAgeGrace,
+    maxMetadataSize,
+    maxHealthWatches,
     middleware,
     serverOptions: config.serverOptions ?? {},
-    log: config.onLog ?? ((message, error) => console.error(message, error ?? '')),
+    log: safeLog(config.onLog ?? ((message, error) => console.error(message, error ?? ''))),
   };
   resolved.set(config, result);
   return result;

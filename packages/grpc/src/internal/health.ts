@@ -1,4 +1,4 @@
-import type { Server, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { status as grpcStatus, type Server, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { GrpcServingStatus } from '../types.js';
@@ -14,24 +14,63 @@ export class HealthService {
   private readonly impl = new HealthImplementation();
   private readonly statuses = new Map<string, GrpcServingStatus>();
   private readonly watchers = new Set<ServerWritableStream<unknown, unknown>>();
+  /** Open Watch streams per connection (the peer address names the connection). */
+  private readonly perConnection = new Map<string, number>();
+
+  /** Watch streams are refused past these caps: each one holds a call open for as long as the client likes. */
+  constructor(private readonly limits: { perConnection: number; total: number }) {}
 
   /** Registers the service on `server` with '' (the whole server) and `services` SERVING. */
   addToServer(server: Server, services: readonly string[], overrides: ReadonlyMap<string, GrpcServingStatus>): void {
     for (const name of ['', ...services]) this.setStatus(name, 'SERVING');
     for (const [name, status] of overrides) this.setStatus(name, status);
-    const watchers = this.watchers;
+    const watch = (call: ServerWritableStream<unknown, unknown>, start: (call: ServerWritableStream<unknown, unknown>) => void): void => {
+      const peer = call.getPeer();
+      const open = this.perConnection.get(peer) ?? 0;
+      if (open >= this.limits.perConnection || this.watchers.size >= this.limits.total) {
+        call.emit('error', {
+          code: grpcStatus.RESOURCE_EXHAUSTED,
+          details: open >= this.limits.perConnection ? 'Too many health Watch streams on this connection' : 'Too many health Watch streams',
+        });
+        return;
+      }
+      this.watchers.add(call);
+      this.perConnection.set(peer, open + 1);
+      let released = false;
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        this.watchers.delete(call);
+        const left = (this.perConnection.get(peer) ?? 1) - 1;
+        if (left > 0) this.perConnection.set(peer, left);
+        else this.perConnection.delete(peer);
+        this.forgetIdleService(call);
+      };
+      call.once('cancelled', release);
+      call.once('finish', release);
+      call.once('close', release);
+      start(call);
+    };
     this.impl.addToServer({
       addService(definition: ServiceDefinition, implementation: UntypedServiceImplementation) {
-        const watch = implementation.watch as (call: ServerWritableStream<unknown, unknown>) => void;
-        server.addService(definition, {
-          ...implementation,
-          watch(call: ServerWritableStream<unknown, unknown>) {
-            watchers.add(call);
-            call.once('cancelled', () => watchers.delete(call));
-            watch(call);
-          },
-        });
+        const start = implementation.watch as (call: ServerWritableStream<unknown, unknown>) => void;
+        server.addService(definition, { ...implementation, watch: (call: ServerWritableStream<unknown, unknown>) => watch(call, start) });
       },
+    });
+  }
+
+  /**
+   * grpc-health-check keeps one watcher set per service name a client ever watched, even once
+   * empty: names are chosen by clients, so drop the empty set when the last watcher of a name leaves.
+   */
+  private forgetIdleService(call: ServerWritableStream<unknown, unknown>): void {
+    const name = (call.request as { service?: unknown } | undefined)?.service;
+    const sets = (this.impl as unknown as { watchers?: unknown }).watchers;
+    if (typeof name !== 'string' || !(sets instanceof Map)) return;
+    // grpc-health-check removes its watcher on 'cancelled' too; let it run first.
+    queueMicrotask(() => {
+      const set = sets.get(name) as Set<unknown> | undefined;
+      if (set !== undefined && set.size === 0) sets.delete(name);
     });
   }
 
@@ -44,7 +83,8 @@ export class HealthService {
   /** Reports NOT_SERVING everywhere and ends the Watch streams (after they have been told). */
   shutdown(): void {
     for (const name of this.statuses.keys()) this.setStatus(name, 'NOT_SERVING');
-    for (const call of this.watchers) if (!call.cancelled && !call.writableEnded) call.end();
+    for (const call of [...this.watchers]) if (!call.cancelled && !call.writableEnded) call.end();
     this.watchers.clear();
+    this.perConnection.clear();
   }
 }

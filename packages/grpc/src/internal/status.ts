@@ -1,5 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
-import { isHTTPError, protocolStatus, toHTTPError } from '@fw/core';
+import { GRPC_STATUS, grpcStatusOf, isHTTPError, toHTTPError, type HTTPError } from '@fw/core';
+import { GrpcError } from '../grpc-error.js';
 
 /** The details sent for errors whose message must not reach clients. */
 export const INTERNAL_DETAILS = 'Internal server error';
@@ -23,41 +24,64 @@ export interface ErrorStatus {
 
 interface GrpcStatusLike {
   code: number;
-  details?: unknown;
-  message?: unknown;
+  details: string;
   metadata?: unknown;
 }
 
-/** A grpc-js style error: an object with an integer `code` that is a gRPC status (1–16). */
-export function isGrpcStatusError(value: unknown): value is GrpcStatusLike {
-  if (value === null || typeof value !== 'object' || isHTTPError(value)) return false;
-  const code = (value as { code?: unknown }).code;
+function isStatusCode(code: unknown): code is number {
   return typeof code === 'number' && Number.isInteger(code) && code >= 1 && code <= 16;
 }
 
+/**
+ * A gRPC status error: our `GrpcError`, or the shape grpc-js itself sends and raises — an integer
+ * `code` 1–16 with a string `details` (`callback({ code, details })`, a grpc-js client's
+ * ServiceError). A `code` alone is not enough: DOMExceptions and database drivers carry small
+ * numeric codes of their own, and their messages must not reach clients.
+ */
+export function isGrpcStatusError(value: unknown): value is GrpcStatusLike {
+  if (value instanceof GrpcError) return true;
+  if (value === null || typeof value !== 'object' || isHTTPError(value)) return false;
+  const candidate = value as { code?: unknown; details?: unknown };
+  return isStatusCode(candidate.code) && typeof candidate.details === 'string';
+}
+
 function isMetadata(value: unknown): value is Metadata {
+  // Duck-typed too: a ServiceError from another copy of grpc-js carries that copy's Metadata.
   return value instanceof Metadata || (value !== null && typeof value === 'object' && typeof (value as Metadata).getMap === 'function' && typeof (value as Metadata).clone === 'function');
 }
 
-/**
- * Maps a thrown value to a gRPC status: a `{ code, details }` error passes through; an HTTPError
- * (or anything `toHTTPError` knows) goes through core's one status table with its message as
- * details; anything else is INTERNAL with a generic message (and is logged).
- */
-export function statusFromError(error: unknown): ErrorStatus {
-  if (isGrpcStatusError(error)) {
-    const details = typeof error.details === 'string' ? error.details : typeof error.message === 'string' ? error.message : '';
-    const status: ErrorStatus = { code: error.code, details, log: false };
-    if (isMetadata(error.metadata)) status.metadata = error.metadata;
-    return status;
-  }
-  const http = toHTTPError(error);
+const INTERNAL: ErrorStatus = Object.freeze({ code: GRPC_STATUS.INTERNAL, details: INTERNAL_DETAILS, log: true });
+
+function fromHTTPError(http: HTTPError): ErrorStatus {
   const status: ErrorStatus = {
-    code: protocolStatus(http.statusCode).grpc,
-    details: http.expose ? http.message : INTERNAL_DETAILS,
+    code: grpcStatusOf(http),
+    details: http.expose ? String(http.message) : INTERNAL_DETAILS,
     log: http.statusCode >= 500,
   };
   if (http.headers !== undefined) status.headers = http.headers;
   if (http.expose && http.details !== undefined) status.errorDetails = http.details;
   return status;
+}
+
+function mapError(error: unknown): ErrorStatus {
+  if (isGrpcStatusError(error)) {
+    const status: ErrorStatus = { code: error.code, details: error.details, log: false };
+    if (isMetadata(error.metadata)) status.metadata = error.metadata;
+    return status;
+  }
+  return fromHTTPError(toHTTPError(error));
+}
+
+/**
+ * Maps a thrown value to a gRPC status, and never throws: a gRPC status error passes through; an
+ * HTTPError (or anything `toHTTPError` knows) takes `grpcStatusOf()` (its `grpcStatus`, else core's
+ * status table) with its message as details; anything else — including values whose properties
+ * throw when read — is INTERNAL with a generic message (and is logged).
+ */
+export function statusFromError(error: unknown): ErrorStatus {
+  try {
+    return mapError(error);
+  } catch {
+    return INTERNAL;
+  }
 }
