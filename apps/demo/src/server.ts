@@ -11,7 +11,7 @@ import {
   type App,
   type Middleware,
 } from '@fw/app';
-import { demoVerifier, mintToken, type DemoUser } from './auth.js';
+import { demoVerifier, mintToken } from './auth.js';
 import type { DemoConfig } from './config.js';
 import { InMemoryRepository, SEED } from './domain/repository.js';
 import { Store } from './domain/store.js';
@@ -19,6 +19,9 @@ import { buildBookstoreSchema, rootValue, type GraphQLContext } from './graphql/
 import { catalogService, PROTO_PATH } from './grpc/services.js';
 import { restV1 } from './rest/v1.js';
 import { restV2 } from './rest/v2.js';
+
+/** The health check, exempt from rate limiting. */
+export const HEALTH_PATH = '/healthz';
 
 export interface RunningDemo {
   app: App;
@@ -62,17 +65,16 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
       graphql: {
         schema: buildBookstoreSchema(),
         rootValue: rootValue(store),
-        // The spec's context factory: it reads the raw request's `authorization` header itself.
-        context: async (req): Promise<GraphQLContext> => {
-          const header = req.headers.authorization;
-          if (header === undefined || !header.startsWith('Bearer ')) return { user: undefined };
-          return { user: (await verifier(header.slice(7))) as DemoUser };
-        },
+        // The user the global authenticate middleware verified (as for REST and gRPC); re-parsing
+        // the header here would disagree with it on anything but the plainest `Bearer <token>`.
+        context: (_req, ctx): GraphQLContext => ({ user: ctx.user }),
       },
       grpc: {
         port: config.grpcPort,
         host: config.host,
         protoPath: PROTO_PATH,
+        // grpcurl-style tooling (grpcurl list / describe) works without the proto file.
+        reflection: true,
         // The app's global middleware (rate limit, optional authentication) runs for gRPC calls too.
         middleware: 'global',
         services: { 'bookstore.Catalog': catalogService(store) },
@@ -80,10 +82,12 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
     },
   });
 
-  app.use(cors({ origin: '*', exposedHeaders: ['x-request-id', 'traceparent', 'x-ratelimit-remaining'] }));
+  // traceparent/tracestate: browser clients propagate their trace into the demo's spans.
+  app.use(cors({ origin: '*', allowedHeaders: ['Content-Type', 'Authorization', 'traceparent', 'tracestate'], exposedHeaders: ['x-request-id', 'traceparent', 'x-ratelimit-remaining'] }));
   if (config.logRequests) app.use(logger());
   app.use(errorMiddleware((line) => console.error(line)));
-  app.use(rateLimit({ windowMs: 60_000, maxRequests: config.rateLimitMax }));
+  // Health checks are never limited: a load balancer probing /healthz must not take the app out.
+  app.use(rateLimit({ windowMs: 60_000, maxRequests: config.rateLimitMax, skip: (ctx) => ctx.path === HEALTH_PATH }));
   // Fills ctx.user when a token is sent (every protocol); routes that need one say so below.
   app.use(authenticate({ verifier, optional: true }));
 
@@ -101,7 +105,7 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
       grpc: app.getProtocolManager()?.getGrpcAddress()?.target,
     }),
   );
-  app.get('/healthz', (ctx) => ctx.json({ ok: true }));
+  app.get(HEALTH_PATH, (ctx) => ctx.json({ ok: true }));
   app.use('/api/v1', restV1(store, requireAuth));
   app.use('/api/v2', restV2(store));
 

@@ -1,4 +1,7 @@
 import { checkContract, type InjectRequest, type InjectResponse, type OpenAPIDocument } from '@fw/app';
+import { mintToken } from '../src/auth.js';
+import { DEV_JWT_SECRET } from '../src/config.js';
+import { ORDER_LIMITS } from '../src/domain/rules.js';
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 
 // The demo's own documentation, held to its real answers: every documented operation is called
@@ -29,7 +32,7 @@ describe('the demo keeps its documented contract', () => {
   let demo: DemoProcess;
 
   beforeAll(async () => {
-    demo = await startDemoProcess({ RATE_LIMIT_MAX: '100000' });
+    demo = await startDemoProcess({ RATE_LIMIT_MAX: '100000', JWT_SECRET: DEV_JWT_SECRET });
   });
 
   afterAll(async () => {
@@ -43,6 +46,47 @@ describe('the demo keeps its documented contract', () => {
     const docs = await fetch(`${demo.endpoints.rest}/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost)/);
+  });
+
+  it('answers every error status a v1 route can give with a status its document lists', async () => {
+    const base = demo.endpoints.rest;
+    const document = (await fetch(`${base}/api/v1/openapi.json`).then((r) => r.json())) as OpenAPIDocument;
+    // A valid token of a user with no role, and unknown to the store.
+    const guest = { authorization: `Bearer ${await mintToken({ id: 'u-guest', roles: [] }, DEV_JWT_SECRET)}` };
+    const customer = { authorization: `Bearer ${demo.endpoints.customerToken}` };
+    const anonymous = { authorization: '' };
+    const newBook = { title: 'Contract errors', author: 'Test', genre: 'science', priceCents: 100, stock: 1 };
+    const report = await checkContract(overHttp(base), document, {
+      basePath: '/api/v1',
+      headers: { authorization: `Bearer ${demo.endpoints.adminToken}` },
+      operations: {
+        getBooks: [{ status: 200 }, { query: { limit: 1000 }, status: 400 }],
+        getBooksById: [{ params: { id: 'b1' }, status: 200 }, { params: { id: 'b404' }, status: 404 }, { params: { id: 'x1' }, status: 400 }],
+        postBooks: [
+          { body: newBook, status: 201 },
+          { body: newBook, status: 409 },
+          { body: { title: '' }, status: 400 },
+          { body: newBook, headers: anonymous, status: 401 },
+          { body: newBook, headers: customer, status: 403 },
+        ],
+        postBooksByIdRestock: [{ params: { id: 'b404' }, body: { quantity: 1 }, status: 404 }, { params: { id: 'b1' }, body: { quantity: 0 }, status: 400 }],
+        deleteBooksById: [{ params: { id: 'b404' }, status: 404 }, { params: { id: 'b1' }, headers: customer, status: 403 }],
+        getOrders: [{ status: 200 }, { headers: anonymous, status: 401 }, { headers: guest, status: 403 }],
+        postOrders: [
+          { body: { lines: [{ bookId: 'b4', quantity: 1 }] }, status: 201 },
+          { body: { lines: [{ bookId: 'b3', quantity: 2 }, { bookId: 'b3', quantity: 2 }] }, status: 409 },
+          { body: { lines: [{ bookId: 'b404', quantity: 1 }] }, status: 404 },
+          { body: { lines: Array.from({ length: ORDER_LIMITS.maxLines + 1 }, () => ({ bookId: 'b4', quantity: 1 })) }, status: 400 },
+          { body: { lines: [{ bookId: 'b4', quantity: 1 }] }, headers: anonymous, status: 401 },
+          { body: { lines: [{ bookId: 'b4', quantity: 1 }] }, headers: guest, status: 403 },
+        ],
+        getMe: [{ status: 200 }, { headers: anonymous, status: 401 }, { headers: guest, status: 404 }],
+      },
+    });
+    if (!report.ok) throw new Error(report.summary);
+    expect(new Set(report.results.map((r) => r.status))).toEqual(new Set([200, 201, 400, 401, 403, 404, 409]));
+    // Every route is limited by the global rateLimit: 429 is documented on each.
+    for (const item of Object.values(document.paths)) for (const operation of Object.values(item)) expect(Object.keys((operation as { responses: object }).responses)).toContain('429');
   });
 
   it.each([['v1'], ['v2']])('answers every %s operation as documented', async (version) => {

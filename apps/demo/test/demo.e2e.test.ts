@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
-import { catalogClient, metadata, unary, type CatalogClient } from './grpc-client.js';
+import { catalogClient, metadata, reflect, unary, type CatalogClient } from './grpc-client.js';
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 
 // The demo as a newcomer runs it: a child process started like `pnpm demo`, then one real
@@ -75,6 +75,16 @@ describe('the demo on all three protocols', () => {
       expect(tooMany.status).toBe(409);
       expect(await tooMany.json()).toMatchObject({ error: true, code: 409, details: { bookId: 'b3', available: 3 } });
     });
+
+    it('allows the traceparent and tracestate request headers in a CORS preflight', async () => {
+      const res = await fetch(`${api}/api/v1/books`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, traceparent, tracestate' },
+      });
+      expect(res.status).toBe(204);
+      const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+      expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'traceparent', 'tracestate']));
+    });
   });
 
   describe('GraphQL', () => {
@@ -83,7 +93,7 @@ describe('the demo on all three protocols', () => {
       expect(res).toEqual({ status: 200, body: { data: { books: { total: 1, items: [{ id: 'b3' }] } } } });
     });
 
-    it('runs a mutation as the user of the Authorization header (context factory)', async () => {
+    it('runs a mutation as the user of the Authorization header (ctx.user, through the context factory)', async () => {
       const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(lines: [{ bookId: "b1", quantity: 1 }]) { userId totalCents lines { book { title } } } }', undefined, demo.endpoints.customerToken);
       expect(res.body).toEqual({ data: { placeOrder: { userId: 'u-reader', totalCents: 1299, lines: [{ book: { title: 'The Left Hand of Darkness' } }] } } });
     });
@@ -114,6 +124,15 @@ describe('the demo on all three protocols', () => {
       expect(ids).toHaveLength(6);
     });
 
+    it('serves server reflection, so grpcurl can list and describe the service without the proto file', async () => {
+      const listed = await reflect(demo.endpoints.grpc, { list_services: '' });
+      expect(listed.list_services_response?.service.map((s) => s.name)).toContain('bookstore.Catalog');
+      const described = await reflect(demo.endpoints.grpc, { file_containing_symbol: 'bookstore.Catalog' });
+      expect(described.error_response).toBeUndefined();
+      const files = described.file_descriptor_response?.file_descriptor_proto ?? [];
+      expect(files.some((file) => Buffer.from(file).toString('latin1').includes('PlaceOrder'))).toBe(true);
+    });
+
     it('places an order with metadata auth, and refuses one without', async () => {
       const order = await unary<Record<string, unknown>>((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(demo.endpoints.customerToken), cb));
       expect(order).toMatchObject({ user_id: 'u-reader', total_cents: 899 });
@@ -122,11 +141,11 @@ describe('the demo on all three protocols', () => {
     });
   });
 
-  it('limits a burst with 429 and Retry-After (last: it uses up the window)', async () => {
+  it('limits a burst with 429 and Retry-After, but never the health check (last: it uses up the window)', async () => {
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 90; i++) {
-      const res = await fetch(`${api}/healthz`);
+      const res = await fetch(`${api}/`);
       statuses.push(res.status);
       if (res.status === 429) {
         retryAfter = res.headers.get('retry-after');
@@ -136,6 +155,12 @@ describe('the demo on all three protocols', () => {
     expect(statuses).toContain(429);
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
     expect(Number(retryAfter)).toBeGreaterThan(0);
+    // The window is used up: the health check still answers, and does not count.
+    for (let i = 0; i < 3; i++) {
+      const health = await fetch(`${api}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ ok: true });
+    }
   });
 });
 

@@ -24,3 +24,27 @@ export function metadata(token?: string): grpc.Metadata {
 export function unary<T>(fn: (cb: (err: grpc.ServiceError | null, res?: T) => void) => void): Promise<T> {
   return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res as T))));
 }
+
+interface ReflectionResponse {
+  list_services_response?: { service: Array<{ name: string }> };
+  file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+  error_response?: { error_code: number; error_message: string };
+}
+
+type ReflectionClient = grpc.Client & { ServerReflectionInfo(): grpc.ClientDuplexStream<Record<string, string>, ReflectionResponse> };
+
+/** Asks the server's reflection service (grpc.reflection.v1) one question, as grpcurl does. */
+export function reflect(target: string, request: { list_services: string } | { file_containing_symbol: string }): Promise<ReflectionResponse> {
+  const definition = protoLoader.loadSync(join(__dirname, 'fixtures', 'reflection.proto'), { keepCase: true, defaults: true, oneofs: true });
+  const pkg = grpc.loadPackageDefinition(definition) as unknown as { grpc: { reflection: { v1: { ServerReflection: new (t: string, c: grpc.ChannelCredentials) => ReflectionClient } } } };
+  const client = new pkg.grpc.reflection.v1.ServerReflection(target, grpc.credentials.createInsecure());
+  return new Promise<ReflectionResponse>((resolve, reject) => {
+    const call = client.ServerReflectionInfo();
+    call.on('data', (response: ReflectionResponse) => {
+      resolve(response);
+      call.end();
+    });
+    call.on('error', reject);
+    call.write(request);
+  }).finally(() => client.close());
+}

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { HTTPError } from '@fw/app';
+import { GRPC_STATUS, HTTPError } from '@fw/app';
 import type { StoreRepository } from './repository.js';
+import { quantitiesPerBook, requireCustomer, type RequestedLine } from './rules.js';
 import type { Book, BookQuery, NewBook, Order, Page, User } from './types.js';
 
 /**
  * The store's business functions, written once and called from REST handlers, GraphQL resolvers
- * and gRPC methods alike. They signal failures with HTTPError, which each protocol maps.
+ * and gRPC methods alike. They signal failures with HTTPError, which each protocol maps. Functions
+ * for a caller take the protocol's `user` (ctx.user) and apply the rules of `rules.ts` themselves.
  */
 export class Store {
   constructor(private readonly repo: StoreRepository) {}
@@ -24,11 +26,14 @@ export class Store {
   }
 
   async addBook(input: NewBook): Promise<Book> {
-    const existing = (await this.repo.listBooks()).find((b) => b.title === input.title && b.author === input.author);
-    if (existing) throw new HTTPError(409, `"${input.title}" by ${input.author} is already in the catalogue as ${existing.id}`);
-    const book: Book = { id: `b-${randomUUID().slice(0, 8)}`, ...input };
-    await this.repo.saveBook(book);
-    return book;
+    // In a transaction: two concurrent requests for one title must not both pass the duplicate check.
+    return this.repo.transaction(async () => {
+      const existing = (await this.repo.listBooks()).find((b) => b.title === input.title && b.author === input.author);
+      if (existing) throw new HTTPError(409, `"${input.title}" by ${input.author} is already in the catalogue as ${existing.id}`, { existingId: existing.id });
+      const book: Book = { id: `b-${randomUUID().slice(0, 8)}`, ...input };
+      await this.repo.saveBook(book);
+      return book;
+    });
   }
 
   async restock(id: string, quantity: number): Promise<Book> {
@@ -41,33 +46,45 @@ export class Store {
   }
 
   async removeBook(id: string): Promise<void> {
-    if (!(await this.repo.deleteBook(id))) throw new HTTPError(404, `Book ${id} not found`);
+    // In a transaction: an order in flight must not write the removed book back.
+    await this.repo.transaction(async () => {
+      if (!(await this.repo.deleteBook(id))) throw new HTTPError(404, `Book ${id} not found`);
+    });
   }
 
-  /** Places an order atomically: every line in stock, or nothing changes (409). */
-  async placeOrder(userId: string, lines: Array<{ bookId: string; quantity: number }>): Promise<Order> {
-    if (lines.length === 0) throw new HTTPError(400, 'An order needs at least one line');
+  /**
+   * Places an order for `user` (ctx.user of any protocol): 401/403 unless a customer, 400 outside
+   * the order bounds, 404 for an unknown book, 409 unless the stock covers the quantities summed
+   * per book. Checked and decremented in one transaction: all lines or nothing.
+   */
+  async placeOrder(user: unknown, lines: readonly RequestedLine[]): Promise<Order> {
+    const userId = requireCustomer(user);
+    const wanted = quantitiesPerBook(lines);
     return this.repo.transaction(async () => {
-      const books = await Promise.all(lines.map((l) => this.getBook(l.bookId)));
-      books.forEach((book, i) => {
-        const wanted = lines[i]!.quantity;
-        if (book.stock < wanted) throw new HTTPError(409, `Only ${book.stock} of "${book.title}" left`, { bookId: book.id, available: book.stock });
-      });
+      const books = await Promise.all([...wanted.keys()].map((id) => this.getBook(id)));
+      for (const book of books) {
+        const quantity = wanted.get(book.id)!;
+        if (book.stock < quantity) {
+          // A state the caller can change (order fewer), not a duplicate: FAILED_PRECONDITION over gRPC.
+          throw new HTTPError(409, 'Not enough stock', { bookId: book.id, available: book.stock, requested: quantity }, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+        }
+      }
       const order: Order = {
         id: `o-${randomUUID().slice(0, 8)}`,
         userId,
-        lines: books.map((book, i) => ({ bookId: book.id, quantity: lines[i]!.quantity, priceCents: book.priceCents })),
-        totalCents: books.reduce((sum, book, i) => sum + book.priceCents * lines[i]!.quantity, 0),
+        lines: books.map((book) => ({ bookId: book.id, quantity: wanted.get(book.id)!, priceCents: book.priceCents })),
+        totalCents: books.reduce((sum, book) => sum + book.priceCents * wanted.get(book.id)!, 0),
         createdAt: new Date().toISOString(),
       };
-      for (const [i, book] of books.entries()) await this.repo.saveBook({ ...book, stock: book.stock - lines[i]!.quantity });
+      for (const book of books) await this.repo.saveBook({ ...book, stock: book.stock - wanted.get(book.id)! });
       await this.repo.saveOrder(order);
       return order;
     });
   }
 
-  async ordersOf(userId: string): Promise<Order[]> {
-    return this.repo.listOrders(userId);
+  /** The orders of `user` (ctx.user of any protocol): 401/403 unless a customer. */
+  async ordersOf(user: unknown): Promise<Order[]> {
+    return this.repo.listOrders(requireCustomer(user));
   }
 
   async getUser(id: string): Promise<User> {

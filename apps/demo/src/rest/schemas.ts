@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ORDER_LIMITS } from '../domain/rules.js';
 import { GENRES } from '../domain/types.js';
 
 /** Input schemas shared by both REST versions. */
@@ -21,11 +22,17 @@ export const NewBookBody = z.object({
 
 export const RestockBody = z.object({ quantity: z.number().int().min(1).max(10_000) });
 
+// Only the shape is checked here: the bounds are the domain's order rules (rules.ts), which answer
+// the same 400 on REST, GraphQL and gRPC. `meta` documents them without checking them twice.
 export const OrderBody = z.object({
   lines: z
-    .array(z.object({ bookId: z.string().min(1), quantity: z.number().int().min(1).max(100) }))
-    .min(1)
-    .max(50),
+    .array(
+      z.object({
+        bookId: z.string().meta({ minLength: 1, examples: ['b4'] }),
+        quantity: z.number().int().meta({ minimum: 1, maximum: ORDER_LIMITS.maxQuantity, examples: [1] }),
+      }),
+    )
+    .meta({ minItems: 1, maxItems: ORDER_LIMITS.maxLines, description: `1 to ${ORDER_LIMITS.maxLines} lines; lines for the same book are added up against its stock.` }),
 });
 
 /** Response shapes, for the documentation (and the contract check that holds the demo to it). */
