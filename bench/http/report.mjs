@@ -14,7 +14,23 @@ export function fmtRatio(xs, digits = 2) {
  */
 export function measure(suite, runs) {
   const rounds = [...new Set(runs.map((r) => r.round))].sort((a, b) => a - b);
-  const series = ([server, scenario]) => rounds.map((k) => runs.find((r) => r.round === k && r.scenario === scenario && r.server === server));
+  const runOf = (server, scenario, k) => runs.find((r) => r.round === k && r.scenario === scenario && r.server === server);
+  // A group (suite.groups) stands for the best of its servers in each round, figure by figure.
+  const groupRun = (group, scenario, k) => {
+    const members = group.of.map((server) => runOf(server, scenario, k)).filter(Boolean);
+    if (members.length === 0) return undefined;
+    return {
+      round: k,
+      scenario,
+      server: group.name,
+      rps: Math.max(...members.map((r) => r.rps)),
+      cpuUsPerRequest: Math.min(...members.map((r) => r.cpuUsPerRequest)),
+    };
+  };
+  const series = ([server, scenario]) => {
+    const group = (suite.groups ?? []).find((g) => g.name === server);
+    return rounds.map((k) => (group ? groupRun(group, scenario, k) : runOf(server, scenario, k)));
+  };
   const perRound = (a, b, f) => {
     const x = series(a);
     const y = series(b);
@@ -79,8 +95,10 @@ export function printReport({ suite, plan, runs, memory, serverDefs, rounds }) {
     const n = series.reduce((a, r) => a + r.non2xx, 0);
     return series.some((r) => r.socketErrors !== undefined) ? `${n} / ${series.reduce((a, r) => a + (r.socketErrors ?? 0), 0)}` : `${n}`;
   };
-  const label = (name) => serverDefs.find((s) => s.name === name)?.label ?? name;
-  const refs = (suite.refs ?? []).filter((r) => serverDefs.some((s) => s.name === r));
+  const groups = suite.groups ?? [];
+  const label = (name) => serverDefs.find((s) => s.name === name)?.label ?? groups.find((g) => g.name === name)?.label ?? name;
+  const present = (name) => serverDefs.some((s) => s.name === name);
+  const refs = (suite.refs ?? []).filter((r) => present(r) || groups.some((g) => g.name === r && g.of.some(present)));
   const fmtCpu = (cpu) => `${fixed(median(cpu), 1)} (${fixed(min(cpu), 1)}–${fixed(max(cpu), 1)})`;
 
   console.log(`\n## ${suite.name} (issue ${suite.issue}): ${rounds} rounds; ratios are per round, then the median, with min–max\n`);

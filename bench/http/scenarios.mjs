@@ -29,6 +29,9 @@ const GQL_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 const GQL_VARS_QUERY =
   'query User($id: ID!, $first: Int!) { user(id: $id) { id name email friends(first: $first) { id name friends(first: 1) { id } } } }';
 const friend = (id) => ({ id, name: `User ${id}`, friends: [{ id: `${id}.1` }] });
+const GQL_MUTATION =
+  'mutation CreateUser($input: CreateUserInput!) { createUser(input: $input) { id name email } }';
+const GQL_INPUT = { name: 'Ada Lovelace', email: 'ada@example.com', age: 36, tags: ['math', 'poetry'] };
 
 export const scenarios = [
   // Core (issue 2).
@@ -81,12 +84,24 @@ export const scenarios = [
     expect: { status: 200, json: { data: { hello: 'world' } } },
   },
   {
+    name: 'gql-user',
+    label: 'GraphQL `{ user(id: "1") { id name } }`: POST /graphql',
+    request: { method: 'POST', path: '/graphql', headers: GQL_HEADERS, body: { query: '{ user(id: "1") { id name } }' } },
+    expect: { status: 200, json: { data: { user: { id: '1', name: 'User 1' } } } },
+  },
+  {
     name: 'gql-vars',
-    label: 'GraphQL query with variables and a nested selection (3 levels): POST /graphql',
+    label: 'GraphQL query with variables, user → 3 friends → 1 friend each (3 levels): POST /graphql',
     request: { method: 'POST', path: '/graphql', headers: GQL_HEADERS, body: { query: GQL_VARS_QUERY, variables: { id: '42', first: 3 } } },
     expect: {
       status: 200,
       json: { data: { user: { id: '42', name: 'User 42', email: 'user42@example.com', friends: [friend('42.1'), friend('42.2'), friend('42.3')] } } },
     },
+  },
+  {
+    name: 'gql-mutation',
+    label: 'GraphQL mutation with an input object in variables: POST /graphql',
+    request: { method: 'POST', path: '/graphql', headers: GQL_HEADERS, body: { query: GQL_MUTATION, variables: { input: GQL_INPUT } } },
+    expect: { status: 200, json: { data: { createUser: { id: 'new-36-2', name: 'Ada Lovelace', email: 'ada@example.com' } } } },
   },
 ];

@@ -16,6 +16,9 @@ export const servers = [
   // GraphQL (issue 5).
   { name: 'fw-graphql', label: 'fw (@fw/app, protocols.graphql)', file: 'servers/fw-graphql.mjs' },
   { name: 'graphql-http', label: 'bare node:http + graphql-http', file: 'servers/graphql-http.mjs' },
+  { name: 'mercurius', label: 'Fastify + Mercurius, JIT off', file: 'servers/mercurius.mjs' },
+  { name: 'mercurius-jit', label: 'Fastify + Mercurius, JIT on (jit: 1)', file: 'servers/mercurius-jit.mjs' },
+  { name: 'yoga', label: 'GraphQL Yoga 5 (node:http)', file: 'servers/yoga.mjs' },
   // Tracing (issue 7): the core servers' twins with tracing on.
   { name: 'fw-traced', label: 'fw, tracing on (SDK, batch, no-op exporter)', file: 'servers/fw-traced.mjs' },
   { name: 'fastify-otel', label: 'Fastify + OTel http & fastify instrumentations (SDK, batch, no-op exporter)', file: 'servers/fastify-otel.mjs' },

@@ -1,9 +1,9 @@
 // GraphQL suite (issue 5), fw: createApp({ protocols: { graphql } }) with the shared schema,
 // default settings (document cache on, limits on, playground on).
 import { createApp } from '@fw/app';
-import { schema, rootValue } from './graphql-schema.mjs';
+import { GRAPHQL_SCENARIOS, schema, rootValue } from './graphql-schema.mjs';
 import { announce } from './ready.mjs';
 
 const app = createApp({ protocols: { graphql: { schema, rootValue } } });
 const { port } = await app.listen(0, '127.0.0.1');
-announce(port, ['gql-hello', 'gql-vars']);
+announce(port, GRAPHQL_SCENARIOS);

@@ -4,7 +4,7 @@
 // transfer-encoding overhead fw does not.
 import { createServer } from 'node:http';
 import { createHandler } from 'graphql-http';
-import { schema, rootValue } from './graphql-schema.mjs';
+import { GRAPHQL_SCENARIOS, schema, rootValue } from './graphql-schema.mjs';
 import { announce } from './ready.mjs';
 
 const handle = createHandler({ schema, rootValue });
@@ -36,4 +36,4 @@ const server = createServer(async (req, res) => {
   }
 });
 
-server.listen(0, '127.0.0.1', () => announce(server.address().port, ['gql-hello', 'gql-vars']));
+server.listen(0, '127.0.0.1', () => announce(server.address().port, GRAPHQL_SCENARIOS));
