@@ -37,7 +37,7 @@ show(`gRPC  bookstore.Catalog/GetBook { id: "b1" } at ${grpcTarget}`, book);
 const titles: string[] = [];
 await new Promise<void>((resolve, reject) => {
   const stream = client.ListBooks!({ genre: 'fiction' }) as grpc.ClientReadableStream<{ title: string }>;
-  stream.on('data', (b) => titles.push(b.title));
+  stream.on('data', (b: { title: string }) => titles.push(b.title));
   stream.on('end', () => resolve());
   stream.on('error', reject);
 });

@@ -42,8 +42,8 @@ export function startDemoProcess(env: Record<string, string> = {}): Promise<Demo
         },
       });
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`demo exited with ${code} before it was ready:\n${out}`));

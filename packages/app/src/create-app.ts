@@ -68,7 +68,7 @@ export function createApp(options: AppOptions = {}): App {
   // The app's log destination is the plugins' too, unless a plugin was given its own.
   const withLog = <T extends { onLog?: unknown }>(pluginConfig: T): T =>
     config.onLog !== undefined && pluginConfig.onLog === undefined ? { ...pluginConfig, onLog: config.onLog } : pluginConfig;
-  const graphqlInstance = graphql !== undefined && graphql !== false ? graphqlPlugin(withLog(graphql as GraphQLConfig)) : undefined;
+  const graphqlInstance = graphql !== undefined && graphql !== false ? graphqlPlugin(withLog(graphql)) : undefined;
   const grpcInstance = grpc !== undefined && grpc !== false ? grpcPlugin(withLog(grpc as GrpcConfig)) : undefined;
   if (graphqlInstance) app.register(graphqlInstance);
   if (grpcInstance) app.register(grpcInstance);

@@ -75,4 +75,4 @@ export const SEED = {
     { id: 'u-admin', name: 'Ada Admin', roles: ['admin', 'customer'] },
     { id: 'u-reader', name: 'Rita Reader', roles: ['customer'] },
   ],
-} satisfies { books: import('./types.js').Book[]; users: User[] };
+} satisfies { books: Book[]; users: User[] };

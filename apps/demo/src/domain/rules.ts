@@ -38,12 +38,14 @@ export function requireCustomer(user: unknown): string {
  * in first-seen order: two lines for one book must be checked against its stock together.
  */
 export function quantitiesPerBook(lines: readonly RequestedLine[]): Map<string, number> {
+  // Kept typed: Array.isArray narrows a readonly array to any[].
+  const given: readonly RequestedLine[] = lines;
   if (!Array.isArray(lines) || lines.length === 0) throw new HTTPError(400, 'An order needs at least one line', { field: 'lines', min: 1 });
   if (lines.length > ORDER_LIMITS.maxLines) {
     throw new HTTPError(400, `An order has at most ${ORDER_LIMITS.maxLines} lines`, { field: 'lines', max: ORDER_LIMITS.maxLines, got: lines.length });
   }
   const wanted = new Map<string, number>();
-  lines.forEach((line, i) => {
+  given.forEach((line, i) => {
     if (typeof line.bookId !== 'string' || line.bookId === '') throw new HTTPError(400, `Line ${i + 1}: the book id is missing`, { field: `lines[${i}].bookId` });
     const { quantity } = line;
     if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1 || quantity > ORDER_LIMITS.maxQuantity) {
