@@ -381,12 +381,15 @@ describe('Application.inject', () => {
 });
 
 describe('Protocol plugin hooks', () => {
-  it('registers a plugin once and finds it by name', () => {
+  it('registers a plugin once, passing it the plugin host, and finds it by name', () => {
     const { app } = createApp();
     const setup = jest.fn();
     const plugin: Plugin = { name: 'demo', setup };
     app.register(plugin);
-    expect(setup).toHaveBeenCalledWith(app);
+    expect(setup).toHaveBeenCalledTimes(1);
+    const host = setup.mock.calls[0][0] as Record<string, unknown>;
+    expect(host).not.toBe(app);
+    expect(typeof host['claimPath']).toBe('function');
     expect(app.getPlugin('demo')).toBe(plugin);
     expect(app.getPlugin('other')).toBeUndefined();
     expect(() => app.register({ name: 'demo', setup })).toThrow('A plugin named "demo" is already registered');

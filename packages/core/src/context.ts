@@ -2,7 +2,9 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
+import { clientIp, type TrustProxy } from './internal/client-ip.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
+import { ContextVariables, type ContextKey, type RequestContext } from './request-context.js';
 import type { HTTPMethod, Route } from './types.js';
 
 /** Per-application settings a context needs; owned by the application. */
@@ -14,8 +16,7 @@ export interface ContextSettings {
   trustProxy: TrustProxy;
 }
 
-/** Which `X-Forwarded-For` hops to believe: none (false), all (true), a hop count, or proxy addresses. */
-export type TrustProxy = boolean | number | string[];
+export type { TrustProxy };
 
 const NO_BODY = Symbol('no-body');
 const NOT_FOUND_BODY = { error: true, message: 'Not Found', code: 404 } as const;
@@ -27,7 +28,7 @@ type Pending = string | Buffer | typeof NO_BODY;
  * Response methods record what to send; the framework writes it once the chain has finished,
  * so middleware can still change status and headers after `await next()`.
  */
-export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
+export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> implements RequestContext {
   /** The raw node request. */
   readonly req: IncomingMessage;
   /** The raw node response; writing to it directly takes over the response. */
@@ -58,11 +59,12 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   /** @internal The Content-Type json()/text() chose; written at flush unless the handler set its own. */
   _contentType: string | undefined = undefined;
   /** @internal */ _settings: ContextSettings;
-  private _query: TQuery | undefined = undefined;
-  private _body: TBody | undefined = undefined;
-  private _bodyRead = false;
-  private _state: Record<string, unknown> | undefined = undefined;
-  private readonly _queryStart: number;
+  #query: TQuery | undefined = undefined;
+  #body: TBody | undefined = undefined;
+  #bodyRead = false;
+  #state: Record<string, unknown> | undefined = undefined;
+  #variables: ContextVariables | undefined = undefined;
+  readonly #queryStart: number;
 
   constructor(req: IncomingMessage, res: ServerResponse, settings: ContextSettings) {
     this.req = req;
@@ -72,7 +74,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
     const url = originForm(req.url ?? '/');
     this.url = url;
     const q = url.indexOf('?');
-    this._queryStart = q;
+    this.#queryStart = q;
     this.path = decodeUnreserved(q === -1 ? url : url.slice(0, q));
     this.headers = req.headers;
     this.params = {} as TParams;
@@ -80,50 +82,53 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
 
   /** The parsed query string, parsed on first access. Invalid encoding throws a 400. */
   get query(): TQuery {
-    if (this._query === undefined) {
-      this._query = (this._queryStart === -1
+    if (this.#query === undefined) {
+      this.#query = (this.#queryStart === -1
         ? Object.create(null)
-        : parseQuery(this.url.slice(this._queryStart + 1), this._settings.maxKeys)) as TQuery;
+        : parseQuery(this.url.slice(this.#queryStart + 1), this._settings.maxKeys)) as TQuery;
     }
-    return this._query;
+    return this.#query;
   }
 
   set query(value: TQuery) {
-    this._query = value;
+    this.#query = value;
   }
 
   /** The parsed request body (JSON, URL-encoded or text); undefined until read or for other types. */
   get body(): TBody {
-    return this._body as TBody;
+    return this.#body as TBody;
   }
 
   set body(value: TBody) {
-    this._body = value;
-    this._bodyRead = true;
+    this.#body = value;
+    this.#bodyRead = true;
   }
 
   /** Scratch storage shared by middleware and handlers of one request. */
   get state(): Record<string, unknown> {
-    return (this._state ??= {});
+    return (this.#state ??= {});
   }
 
   set state(value: Record<string, unknown>) {
-    this._state = value;
+    this.#state = value;
   }
 
   /** The client address: the socket's, or from `X-Forwarded-For` as far as `trustProxy` allows. */
   get ip(): string {
-    const socketAddress = this.req.socket?.remoteAddress ?? '';
-    const trust = this._settings.trustProxy;
-    if (trust === false) return socketAddress;
     const header = this.headers['x-forwarded-for'];
-    if (header === undefined) return socketAddress;
-    const hops = (Array.isArray(header) ? header.join(',') : header).split(',').map((s) => s.trim()).filter(Boolean);
-    const chain = [...hops, socketAddress];
-    if (trust === true) return chain[0] ?? socketAddress;
-    if (typeof trust === 'number') return chain[Math.max(0, chain.length - 1 - trust)] ?? socketAddress;
-    for (let i = chain.length - 1; i >= 0; i--) if (!trust.includes(chain[i]!)) return chain[i]!;
-    return chain[0] ?? socketAddress;
+    return clientIp(this.req.socket?.remoteAddress ?? '', Array.isArray(header) ? header.join(',') : header, this._settings.trustProxy);
+  }
+
+  /** The value of a per-request variable (declared with `createContextKey`) on this request, else the key's default. */
+  get<T>(key: ContextKey<T>): T {
+    const variables = this.#variables;
+    return variables === undefined ? key.defaultValue : variables.get(key);
+  }
+
+  /** Sets a per-request variable for the rest of this request. Chainable. */
+  set<T>(key: ContextKey<T>, value: NoInfer<T>): this {
+    (this.#variables ??= new ContextVariables()).set(key, value);
+    return this;
   }
 
   /**
@@ -131,22 +136,22 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
    * global middleware that needs the body can await it). Idempotent.
    */
   async parseBody(): Promise<TBody> {
-    if (this._bodyRead) return this._body as TBody;
-    this._bodyRead = true;
-    if (!hasBody(this.req)) return this._body as TBody;
+    if (this.#bodyRead) return this.#body as TBody;
+    this.#bodyRead = true;
+    if (!hasBody(this.req)) return this.#body as TBody;
     const kind = bodyKind(this.headers['content-type']);
-    if (kind === undefined) return this._body as TBody;
+    if (kind === undefined) return this.#body as TBody;
     // Middleware that read the raw stream itself (a webhook signature check) leaves nothing to
     // parse: waiting for an 'end' that already happened would hang the request.
-    if (this.req.readableEnded) return this._body as TBody;
+    if (this.req.readableEnded) return this.#body as TBody;
     const raw = await readBody(this.req, this._settings.bodyLimit);
-    this._body = parseBody(kind, raw, this._settings.maxKeys, this._settings.maxJsonDepth) as TBody;
-    return this._body as TBody;
+    this.#body = parseBody(kind, raw, this._settings.maxKeys, this._settings.maxJsonDepth) as TBody;
+    return this.#body as TBody;
   }
 
   /** @internal Whether the body still has to be read. */
   get _needsBody(): boolean {
-    return !this._bodyRead && hasBody(this.req);
+    return !this.#bodyRead && hasBody(this.req);
   }
 
   /**
@@ -154,25 +159,25 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
    * A Content-Type the handler set itself is kept. Ignored once the response has been sent.
    */
   json(data: unknown, status?: number): void {
-    if (this._sent()) return;
-    this._bodyStatus(status);
+    if (this.#sent()) return;
+    this.#bodyStatus(status);
     const text = JSON.stringify(data);
     this._payload = text === undefined ? 'null' : text;
-    this._type('application/json; charset=utf-8');
+    this.#type('application/json; charset=utf-8');
   }
 
   /** Sends plain text with `status` (default: the status set with `status()`, else 200). Ignored once sent. */
   text(data: string, status?: number): void {
-    if (this._sent()) return;
-    this._bodyStatus(status);
+    if (this.#sent()) return;
+    this.#bodyStatus(status);
     this._payload = String(data);
-    this._type('text/plain; charset=utf-8');
+    this.#type('text/plain; charset=utf-8');
   }
 
   /** Sends a string or Buffer as it is; set the content type yourself. Ignored once sent. */
   send(data: string | Buffer, status?: number): void {
-    if (this._sent()) return;
-    this._bodyStatus(status);
+    if (this.#sent()) return;
+    this.#bodyStatus(status);
     this._payload = data;
   }
 
@@ -189,7 +194,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   }
 
   /** The status of a body: the one given, else the one set, else 200 (also over the not-found default, as in Koa). */
-  private _bodyStatus(status: number | undefined): void {
+  #bodyStatus(status: number | undefined): void {
     if (status !== undefined) this.status(status);
     else if (this._defaultStatus) {
       this._status = 0;
@@ -206,7 +211,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   }
 
   /** Whether the raw response has gone out (written directly, or flushed by the framework). */
-  private _sent(): boolean {
+  #sent(): boolean {
     return this.res.headersSent || this.res.writableEnded;
   }
 
@@ -215,7 +220,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
    * writeHead() at flush (measured: setting headers one by one cost 8-16% of a static route's
    * CPU), and only when the handler did not set a Content-Type of its own.
    */
-  private _type(value: string): void {
+  #type(value: string): void {
     this._contentType = value;
   }
 
@@ -223,7 +228,9 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> {
   get statusCode(): number {
     if (this.res.headersSent) return this.res.statusCode;
     if (this._status !== 0) return this._status;
-    return this._payload === NO_BODY ? 0 : 200;
+    if (this._payload !== NO_BODY) return 200;
+    // A handler streaming into the raw response sends the status it gave the raw response.
+    return this._rawInUse() ? this.res.statusCode : 0;
   }
 
   /** Whether a response has been decided (a body or status set, or the raw response written). */

@@ -1,27 +1,37 @@
 /**
  * @fw/core — router, context, compose, errors and the node:http server of the fw framework.
- * Node built-ins only.
+ * Node built-ins only. Plugin authors find the host and shared plumbing in `@fw/core/plugin`.
  */
 export { Application } from './application.js';
-export type { ApplicationConfig, ErrorHandler, ListenInfo, Plugin, TimeoutConfig } from './application.js';
+export type { RouteMethod } from './application.js';
+export type { ApplicationConfig } from './config.js';
+export type { ErrorHandler } from './responder.js';
+export type { TimeoutConfig } from './server.js';
+export type { ListenInfo } from './plugin-host.js';
 export { compose } from './compose.js';
 export type { ComposedMiddleware } from './compose.js';
 export { Context } from './context.js';
-export type { ContextSettings, TrustProxy } from './context.js';
+export type { TrustProxy } from './context.js';
+export { createContextKey, OPERATION_NAME, OPERATION_TYPE } from './request-context.js';
+export type {
+  ContextKey,
+  ContextKeyOptions,
+  ProtocolName,
+  RequestContext,
+  RpcInfo,
+  TraceAttributes,
+  TraceAttributeValue,
+  TraceInfo,
+  TraceSpan,
+} from './request-context.js';
 export { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
 export type { ErrorBody, HTTPErrorOptions } from './http-error.js';
 export { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc, protocolStatus } from './status-map.js';
 export type { ProtocolStatus } from './status-map.js';
-export { ROUTE_META, ROUTE_SCHEMA, Router, joinPaths } from './router.js';
+export { Router, joinPaths } from './router.js';
 export type { RouteHandlers } from './router.js';
-export { createAssetHandler, sendHtmlPage } from './static-assets.js';
-export type { StaticAsset } from './static-assets.js';
-export { TrieMatcher } from './internal/matcher.js';
-export type { Matcher, MatchResult } from './internal/matcher.js';
-export { parseQuery } from './internal/query.js';
-export { parseJSON } from './internal/json.js';
-export { escapeLogText, formatLogValue } from './internal/log-format.js';
-export type { ParseJSONOptions } from './internal/json.js';
+export { ROUTE_META, ROUTE_SCHEMA, withMeta } from './route-meta.js';
+export type { DeclaredRouteMeta, WithMeta } from './route-meta.js';
 export type { InjectRequest, InjectResponse } from './internal/inject.js';
 export { HTTP_METHODS } from './types.js';
 export type {
@@ -43,3 +53,13 @@ export type {
   RouterConfig,
   SchemaLike,
 } from './types.js';
+export {
+  createAssetHandler,
+  escapeLogText,
+  formatLogValue,
+  parseJSON,
+  parseQuery,
+  sendHtmlPage,
+  TrieMatcher,
+} from './deprecated.js';
+export type { ContextSettings, Matcher, MatchResult, ParseJSONOptions, Plugin, StaticAsset } from './deprecated.js';

@@ -3,6 +3,7 @@ import type { Context } from './context.js';
 import { decodeParam } from './context.js';
 import { normalizePath, TrieMatcher, type Matcher } from './internal/matcher.js';
 import { decodeUnreserved } from './internal/target.js';
+import { metaOf, schemaOf } from './route-meta.js';
 import {
   HTTP_METHODS,
   type AnyMiddleware,
@@ -17,10 +18,9 @@ import {
   type RouterConfig,
 } from './types.js';
 
-/** Middleware may carry the schemas it checks under this key, so routes report them (set by `validate()`). */
-export const ROUTE_SCHEMA: unique symbol = Symbol.for('fw.route.schema');
-/** Middleware may carry route meta under this key (e.g. `authenticate` marks `auth: true`). */
-export const ROUTE_META: unique symbol = Symbol.for('fw.route.meta');
+export { ROUTE_META, ROUTE_SCHEMA } from './route-meta.js';
+
+const NONE: readonly AnyMiddleware[] = Object.freeze([]);
 
 /** Handlers for a route at path `P`: middleware followed by the final handler. */
 export type RouteHandlers<P extends string> = Array<Middleware<RouteContext<P>>>;
@@ -88,15 +88,20 @@ function assertHandlers(path: string, handlers: unknown[]): asserts handlers is 
  * users.get('/:id', (ctx) => ctx.json({ id: ctx.params.id }));
  */
 export class Router {
-  /** @internal */ protected readonly _prefix: string;
-  /** @internal */ protected readonly _entries: Array<RouteEntry | MountEntry> = [];
-  /** @internal */ protected readonly _middleware: AnyMiddleware[] = [];
-  /** @internal */ protected _version = 0;
-  private readonly _parents = new Set<Router>();
-  private _compiled: { version: number; matcher: Matcher<CompiledRoute>; routes: Route[] } | undefined;
+  /**
+   * @internal Middleware that runs around this router's routes without being in their chain (the
+   * application's global middleware, run by its pipeline); it still lends schema and meta to the records.
+   */
+  _around: readonly AnyMiddleware[] = NONE;
+  readonly #prefix: string;
+  readonly #entries: Array<RouteEntry | MountEntry> = [];
+  readonly #middleware: AnyMiddleware[] = [];
+  #version = 0;
+  readonly #parents = new Set<Router>();
+  #compiled: { version: number; matcher: Matcher<CompiledRoute>; routes: Route[] } | undefined;
 
   constructor(config: RouterConfig = {}) {
-    this._prefix = config.prefix ?? '';
+    this.#prefix = config.prefix ?? '';
     if (config.middleware !== undefined) for (const mw of config.middleware) this.use(mw);
   }
 
@@ -104,49 +109,49 @@ export class Router {
   get<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   get(path: string, ...handlers: AnyMiddleware[]): this;
   get(path: string, ...handlers: unknown[]): this {
-    return this.add(['GET'], path, handlers);
+    return this.#add(['GET'], path, handlers);
   }
   /** Registers a POST route. */
   post<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   post(path: string, ...handlers: AnyMiddleware[]): this;
   post(path: string, ...handlers: unknown[]): this {
-    return this.add(['POST'], path, handlers);
+    return this.#add(['POST'], path, handlers);
   }
   /** Registers a PUT route. */
   put<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   put(path: string, ...handlers: AnyMiddleware[]): this;
   put(path: string, ...handlers: unknown[]): this {
-    return this.add(['PUT'], path, handlers);
+    return this.#add(['PUT'], path, handlers);
   }
   /** Registers a PATCH route. */
   patch<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   patch(path: string, ...handlers: AnyMiddleware[]): this;
   patch(path: string, ...handlers: unknown[]): this {
-    return this.add(['PATCH'], path, handlers);
+    return this.#add(['PATCH'], path, handlers);
   }
   /** Registers a DELETE route. */
   delete<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   delete(path: string, ...handlers: AnyMiddleware[]): this;
   delete(path: string, ...handlers: unknown[]): this {
-    return this.add(['DELETE'], path, handlers);
+    return this.#add(['DELETE'], path, handlers);
   }
   /** Registers an OPTIONS route. */
   options<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   options(path: string, ...handlers: AnyMiddleware[]): this;
   options(path: string, ...handlers: unknown[]): this {
-    return this.add(['OPTIONS'], path, handlers);
+    return this.#add(['OPTIONS'], path, handlers);
   }
   /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
   head<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   head(path: string, ...handlers: AnyMiddleware[]): this;
   head(path: string, ...handlers: unknown[]): this {
-    return this.add(['HEAD'], path, handlers);
+    return this.#add(['HEAD'], path, handlers);
   }
   /** Registers a route for every HTTP method. */
   all<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
   all(path: string, ...handlers: AnyMiddleware[]): this;
   all(path: string, ...handlers: unknown[]): this {
-    return this.add(HTTP_METHODS, path, handlers);
+    return this.#add(HTTP_METHODS, path, handlers);
   }
 
   /** Registers a route given as a record: `{ method, path, handler, middleware?, schema?, meta? }`. */
@@ -154,7 +159,7 @@ export class Router {
     const { method, path, handler, middleware = [], schema, meta } = definition;
     const methods = method === 'ALL' ? HTTP_METHODS : Array.isArray(method) ? method : [method];
     for (const m of methods) if (!HTTP_METHODS.includes(m)) throw new TypeError(`Unknown HTTP method "${String(m)}" for route "${path}"`);
-    return this.add(methods, path, [...middleware, handler], schema, meta);
+    return this.#add(methods, path, [...middleware, handler], schema, meta);
   }
 
   /** Registers the routes that `fn` adds under `prefix`; `use` inside applies to those routes only. */
@@ -162,7 +167,7 @@ export class Router {
     if (typeof fn !== 'function') throw new TypeError('group(prefix, fn) needs a function');
     const child = new Router({ prefix });
     fn(child);
-    return this.mount('', child);
+    return this.#mount('', child);
   }
 
   /** Adds middleware to this router's routes, or mounts a router under a prefix. */
@@ -173,11 +178,11 @@ export class Router {
   use(first: string | Router | Middleware | AnyMiddleware, second?: Router): this {
     if (typeof first === 'string') {
       if (!(second instanceof Router)) throw new TypeError('use(prefix, router) needs a Router');
-      return this.mount(first, second);
+      return this.#mount(first, second);
     }
-    if (first instanceof Router) return this.mount('', first);
+    if (first instanceof Router) return this.#mount('', first);
     if (typeof first !== 'function') throw new TypeError(`use() expects a middleware function or a Router, got ${first === null ? 'null' : typeof first}`);
-    this._middleware.push(first as AnyMiddleware);
+    this.#middleware.push(first as AnyMiddleware);
     this._touch();
     return this;
   }
@@ -191,12 +196,12 @@ export class Router {
 
   /** Every route with its full path, in registration order. */
   getRoutes(): Route[] {
-    return this._compile().routes.slice();
+    return this.#compile().routes.slice();
   }
 
   /** @internal Matches and decodes params; throws a 400 HTTPError for bad percent-encoding. */
   _match(method: string, rawPath: string): { value: CompiledRoute; params: Record<string, string> } | null {
-    const matcher = this._compile().matcher;
+    const matcher = this.#compile().matcher;
     // `/%61dmin` is `/admin`, for static segments and params alike (only paths with a `%` pay).
     const path = rawPath.indexOf('%') === -1 ? rawPath : decodeUnreserved(rawPath);
     let found = matcher.match(method, path);
@@ -215,7 +220,7 @@ export class Router {
    * list of a 405. One lookup per method, made only for requests no route matched.
    */
   _allowedMethods(rawPath: string): string[] {
-    const matcher = this._compile().matcher;
+    const matcher = this.#compile().matcher;
     const path = rawPath.indexOf('%') === -1 ? rawPath : decodeUnreserved(rawPath);
     const allowed: string[] = [];
     for (const method of HTTP_METHODS) if (matcher.match(method, path) !== null) allowed.push(method);
@@ -223,41 +228,36 @@ export class Router {
     return allowed.sort();
   }
 
-  /** @internal Whether this router's own middleware wraps its routes (the application runs its own globally). */
-  protected _ownMiddlewareInChain(): boolean {
-    return true;
+  /** @internal Marks the compiled table stale, here and in every router this one is mounted in. */
+  _touch(): void {
+    this.#version++;
+    for (const parent of this.#parents) parent._touch();
   }
 
-  /** @internal */
-  protected _touch(): void {
-    this._version++;
-    for (const parent of this._parents) parent._touch();
-  }
-
-  private mount(prefix: string, router: Router): this {
-    if (router === this || router._contains(this)) throw new Error('A router cannot be mounted inside itself');
-    this._entries.push({ kind: 'mount', prefix, router });
-    router._parents.add(this);
+  #mount(prefix: string, router: Router): this {
+    if (router === this || router.#contains(this)) throw new Error('A router cannot be mounted inside itself');
+    this.#entries.push({ kind: 'mount', prefix, router });
+    router.#parents.add(this);
     this._touch();
     return this;
   }
 
-  private _contains(other: Router): boolean {
-    return this._entries.some((e) => e.kind === 'mount' && (e.router === other || e.router._contains(other)));
+  #contains(other: Router): boolean {
+    return this.#entries.some((e) => e.kind === 'mount' && (e.router === other || e.router.#contains(other)));
   }
 
-  private add(methods: readonly HTTPMethod[], path: string, handlers: unknown[], schema?: RouteSchema, meta?: RouteMeta): this {
+  #add(methods: readonly HTTPMethod[], path: string, handlers: unknown[], schema?: RouteSchema, meta?: RouteMeta): this {
     assertHandlers(path, handlers);
-    this._entries.push({ kind: 'route', methods, path, handlers, schema, meta });
+    this.#entries.push({ kind: 'route', methods, path, handlers, schema, meta });
     this._touch();
     return this;
   }
 
-  private _compile(): { matcher: Matcher<CompiledRoute>; routes: Route[] } {
-    if (this._compiled !== undefined && this._compiled.version === this._version) return this._compiled;
+  #compile(): { matcher: Matcher<CompiledRoute>; routes: Route[] } {
+    if (this.#compiled !== undefined && this.#compiled.version === this.#version) return this.#compiled;
     const matcher = new TrieMatcher<CompiledRoute>();
     const routes: Route[] = [];
-    Router._walk(this, '', [], [], !this._ownMiddlewareInChain(), (methods, route, chain) => {
+    Router.#walk(this, '', [], this._around, (methods, route, chain) => {
       const dynamic = route.path.indexOf('/:') !== -1;
       for (const method of methods) {
         const record: Route = { ...route, method };
@@ -265,8 +265,8 @@ export class Router {
         matcher.add(method, record.path, { route: record, chain, dynamic });
       }
     });
-    this._compiled = { version: this._version, matcher, routes };
-    return this._compiled;
+    this.#compiled = { version: this.#version, matcher, routes };
+    return this.#compiled;
   }
 
   /**
@@ -274,20 +274,18 @@ export class Router {
    * `around` is middleware that runs around the routes without being in their chain (the
    * application's global middleware): it still contributes schema and meta to the records.
    */
-  private static _walk(
+  static #walk(
     router: Router,
     base: string,
-    inherited: AnyMiddleware[],
-    around: AnyMiddleware[],
-    skipOwn: boolean,
+    inherited: readonly AnyMiddleware[],
+    around: readonly AnyMiddleware[],
     emit: (methods: readonly HTTPMethod[], route: Omit<Route, 'method'>, chain: ComposedMiddleware<Context>) => void,
   ): void {
-    const prefix = joinPaths(base, router._prefix);
-    const middleware = skipOwn ? inherited : [...inherited, ...router._middleware];
-    const outside = skipOwn ? [...around, ...router._middleware] : around;
-    for (const entry of router._entries) {
+    const prefix = joinPaths(base, router.#prefix);
+    const middleware = [...inherited, ...router.#middleware];
+    for (const entry of router.#entries) {
       if (entry.kind === 'mount') {
-        Router._walk(entry.router, joinPaths(prefix, entry.prefix), middleware, outside, false, emit);
+        Router.#walk(entry.router, joinPaths(prefix, entry.prefix), middleware, around, emit);
         continue;
       }
       const handler = entry.handlers[entry.handlers.length - 1]!;
@@ -298,7 +296,7 @@ export class Router {
         handler,
         middleware: own,
       };
-      const described = outside.length === 0 ? chainList : [...outside, ...chainList];
+      const described = around.length === 0 ? chainList : [...around, ...chainList];
       const schema = mergeSchema(entry.schema, described);
       if (schema !== undefined) route.schema = schema;
       const meta = mergeMeta(entry.meta, described);
@@ -308,19 +306,19 @@ export class Router {
   }
 }
 
-function mergeSchema(explicit: RouteSchema | undefined, chain: AnyMiddleware[]): RouteSchema | undefined {
+function mergeSchema(explicit: RouteSchema | undefined, chain: readonly AnyMiddleware[]): RouteSchema | undefined {
   let schema = explicit;
   for (const fn of chain) {
-    const attached = (fn as unknown as { [ROUTE_SCHEMA]?: RouteSchema })[ROUTE_SCHEMA];
+    const attached = schemaOf(fn);
     if (attached !== undefined) schema = { ...attached, ...schema };
   }
   return schema;
 }
 
-function mergeMeta(explicit: RouteMeta | undefined, chain: AnyMiddleware[]): RouteMeta | undefined {
+function mergeMeta(explicit: RouteMeta | undefined, chain: readonly AnyMiddleware[]): RouteMeta | undefined {
   let meta = explicit;
   for (const fn of chain) {
-    const attached = (fn as unknown as { [ROUTE_META]?: RouteMeta })[ROUTE_META];
+    const attached = metaOf(fn);
     if (attached !== undefined) meta = { ...attached, ...meta };
   }
   return meta;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
+import { assertGetOrHead } from './internal/http-guards.js';
 
 /** One file an asset handler serves. */
 export interface StaticAsset {
@@ -28,7 +29,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * @example
  * const assets = { '/docs/app.js': { file: join(dir, 'app.js'), type: 'text/javascript; charset=utf-8' } };
  * const serveAsset = createAssetHandler(assets);
- * for (const path of Object.keys(assets)) app.claimPath(path, serveAsset);
+ * for (const path of Object.keys(assets)) host.claimPath(path, serveAsset, { protocol: 'http' });
  */
 export function createAssetHandler(assets: Readonly<Record<string, StaticAsset>>): (ctx: Context) => Promise<void> {
   const byPath = new Map(Object.entries(assets));
@@ -52,7 +53,7 @@ export function createAssetHandler(assets: Readonly<Record<string, StaticAsset>>
   return async function serveAsset(ctx) {
     const asset = byPath.get(ctx.path);
     if (asset === undefined) throw new HTTPError(404, 'Not Found');
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HTTPError(405, 'Method Not Allowed', undefined, { headers: { allow: 'GET, HEAD' } });
+    assertGetOrHead(ctx);
     const file = await load(ctx.path, asset);
     const acceptEncoding = ctx.headers['accept-encoding'];
     const gzip = file.gzip !== undefined && typeof acceptEncoding === 'string' && /\bgzip\b/i.test(acceptEncoding);

@@ -10,7 +10,11 @@ export const HTTP_METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH
 /** Calls the rest of the chain; resolves when it has finished. */
 export type Next = () => Promise<void>;
 
-/** A middleware or handler: `(ctx, next)`, returning nothing or a promise. */
+/**
+ * A middleware or handler: `(ctx, next)`, returning nothing or a promise. `Middleware` alone is
+ * typed on the HTTP `Context`; `Middleware<RequestContext>` runs on every protocol and is accepted
+ * wherever HTTP middleware is (`app.use`, routes, `compose`).
+ */
 export type Middleware<C = Context> = (ctx: C, next: Next) => unknown;
 
 /** A middleware that accepts any context shape (what `createHandler` and plugins produce). */
@@ -47,11 +51,18 @@ export interface RouteSchema {
   responses?: Record<number, SchemaLike>;
 }
 
-/** Descriptive data for a route. */
+/**
+ * Descriptive data for a route, read by `getRoutes()` and `@fw/openapi`. Packages declare the keys
+ * they own by declaration merging (`declare module '@fw/core' { interface RouteMeta { roles?: string[] } }`).
+ */
 export interface RouteMeta {
+  /** A sentence describing the route. */
   description?: string;
+  /** Groups the route (OpenAPI tags). */
   tags?: string[];
+  /** Whether the route needs authentication. @deprecated Declared by `@fw/middleware` from the next release. */
   auth?: boolean;
+  /** Undeclared keys. @deprecated Declare your keys by merging into `RouteMeta`; this catch-all goes away. */
   [key: string]: unknown;
 }
 

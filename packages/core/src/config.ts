@@ -1,0 +1,78 @@
+import type { ContextSettings, TrustProxy } from './context.js';
+import { DEFAULT_BODY_LIMIT } from './internal/body.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './internal/json.js';
+import type { LogFunction } from './internal/logging.js';
+import { DEFAULT_MAX_KEYS } from './internal/query.js';
+import type { TimeoutConfig } from './server.js';
+
+/** Options of `new Application()` (and of `createApp` in `@fw/app`). */
+export interface ApplicationConfig {
+  /** Largest request body in bytes; more is answered 413. @default 1048576 (1 MiB) */
+  bodyLimit?: number;
+  /** Most keys in a query string or URL-encoded body; more is answered 400. @default 1000 */
+  maxQueryKeys?: number;
+  /** Longest request URL (path and query); longer is answered 414. @default 8192 */
+  maxUrlLength?: number;
+  /** Deepest nesting of objects and arrays in a JSON body; deeper is answered 400. @default 64 */
+  maxJsonDepth?: number;
+  /**
+   * Answer a known path requested with a method it has no route for with `405` and `Allow`, and
+   * `OPTIONS` on it with `204` and `Allow`; `false` answers both `404` like an unknown path. @default true
+   */
+  methodNotAllowed?: boolean;
+  /** Which `X-Forwarded-For` hops `ctx.ip` believes. @default false (the socket address) */
+  trustProxy?: TrustProxy;
+  /** Server time-outs. */
+  timeouts?: TimeoutConfig;
+  /** How long `close()` waits for in-flight requests before cutting connections, in ms. @default 10000 */
+  closeTimeout?: number;
+  /** Where server errors (5xx causes, failures in error handlers) are reported. @default console.error */
+  onLog?: LogFunction;
+  /**
+   * While listening, report unhandled promise rejections to `onLog` instead of letting Node end the
+   * process; only when the process has no `unhandledRejection` listener of its own. @default true
+   */
+  logUnhandledRejections?: boolean;
+}
+
+/** The configuration with every default applied and every number checked. */
+export interface ResolvedConfig {
+  settings: ContextSettings;
+  maxUrlLength: number;
+  methodNotAllowed: boolean;
+  closeTimeout: number;
+  timeouts: Required<TimeoutConfig>;
+  logUnhandledRejections: boolean;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value > 0)) throw new TypeError(`${name} must be a positive number, got ${String(value)}`);
+  return value;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}
+
+/** Applies the defaults; a number that is not positive throws a TypeError naming the option. */
+export function resolveConfig(config: ApplicationConfig): ResolvedConfig {
+  const bodyLimit = positive('bodyLimit', config.bodyLimit, DEFAULT_BODY_LIMIT);
+  const maxKeys = positive('maxQueryKeys', config.maxQueryKeys, DEFAULT_MAX_KEYS);
+  const maxUrlLength = positive('maxUrlLength', config.maxUrlLength, 8192);
+  const maxJsonDepth = positiveInteger('maxJsonDepth', config.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH);
+  return {
+    settings: { bodyLimit, maxKeys, maxJsonDepth, trustProxy: config.trustProxy ?? false },
+    maxUrlLength,
+    methodNotAllowed: config.methodNotAllowed ?? true,
+    closeTimeout: positive('closeTimeout', config.closeTimeout, 10_000),
+    timeouts: {
+      headers: positive('timeouts.headers', config.timeouts?.headers, 10_000),
+      request: positive('timeouts.request', config.timeouts?.request, 30_000),
+      keepAlive: positive('timeouts.keepAlive', config.timeouts?.keepAlive, 5_000),
+    },
+    logUnhandledRejections: config.logUnhandledRejections ?? true,
+  };
+}

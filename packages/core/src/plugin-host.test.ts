@@ -1,0 +1,209 @@
+import { Application, type ApplicationConfig } from './application.js';
+import type { Context } from './context.js';
+import { HTTPError } from './http-error.js';
+import type { PluginHost } from './plugin-host.js';
+import { withMeta } from './route-meta.js';
+import { send } from '../test/http-client.js';
+
+/** Registers a plugin that hands its host out, with the app's log collected. */
+function hostOf(config: ApplicationConfig = {}): { app: Application; host: PluginHost; logged: Array<[string, unknown]> } {
+  const logged: Array<[string, unknown]> = [];
+  const app = new Application({ onLog: (message, error) => logged.push([message, error]), ...config });
+  let host: PluginHost | undefined;
+  app.register({ name: 'probe', setup: (h) => (host = h) });
+  return { app, host: host!, logged };
+}
+
+/** Collects `[path, status]` for every response the host reports. */
+function record(host: PluginHost): Array<[string, number]> {
+  const seen: Array<[string, number]> = [];
+  host.onResponse((ctx, status) => seen.push([ctx.path, status]));
+  return seen;
+}
+
+describe('the plugin host', () => {
+  it('claims a path for a protocol, after the global middleware', async () => {
+    const { app, host } = hostOf();
+    const order: string[] = [];
+    app.use((ctx, next) => (order.push(`global:${ctx.protocol}`), next()));
+    host.claimPath('/rpc', (ctx) => ctx.json({ protocol: ctx.protocol }), { protocol: 'custom' });
+    expect((await app.inject('/rpc')).json()).toEqual({ protocol: 'custom' });
+    expect(order).toEqual(['global:custom']);
+    expect(() => host.claimPath('/rpc', () => undefined)).toThrow('Path "/rpc" is already claimed');
+  });
+
+  it('reads the global middleware as it is at each call, and the wrappers in order', () => {
+    const { app, host } = hostOf();
+    const first = (): void => undefined;
+    const second = (): void => undefined;
+    app.use(first);
+    expect(host.middleware()).toEqual([first]);
+    app.use(second);
+    expect(host.middleware()).toEqual([first, second]);
+    const outer = (): void => undefined;
+    host.wrap(outer);
+    expect(host.wrappers()).toEqual([outer]);
+    expect(host.getMiddleware()).toEqual([first, second]);
+  });
+
+  it('lists the compiled routes, with the meta of global middleware', () => {
+    const { app, host } = hostOf();
+    app.use(withMeta((_ctx, next) => next(), { tags: ['all'] }));
+    app.get('/books', (ctx) => ctx.json([]));
+    const routes = host.routes();
+    expect(routes.map((r) => [r.method, r.path, r.meta])).toEqual([['GET', '/books', { tags: ['all'] }]]);
+    expect(host.routes()[0]).toBe(routes[0]);
+  });
+
+  it('logs through the app logger, escaped', () => {
+    const { host, logged } = hostOf();
+    const failure = new Error('boom');
+    host.log('bad path /a\nb', failure);
+    expect(logged).toEqual([['bad path /a\\nb', failure]]);
+  });
+
+  it('gives the context settings the app was configured with', () => {
+    const { host } = hostOf({ bodyLimit: 10, trustProxy: 2 });
+    expect(host.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 1000, maxJsonDepth: 64, trustProxy: 2 });
+  });
+
+  it('runs listen, close and closed hooks around the server life', async () => {
+    const { app, host } = hostOf();
+    const order: string[] = [];
+    host.onListen((info) => void order.push(`listen ${typeof info.port}`));
+    host.onClose(() => void order.push('close'));
+    host.onClosed(() => void order.push('closed'));
+    await app.listen(0, '127.0.0.1');
+    await app.close();
+    expect(order).toEqual(['listen number', 'close', 'closed']);
+  });
+
+  it('refuses hooks that are not functions', () => {
+    const { host } = hostOf();
+    expect(() => host.onResponse(null as unknown as () => void)).toThrow('onResponse expects a function');
+    expect(() => host.wrap('x' as unknown as () => void)).toThrow('wrap expects a middleware function');
+  });
+});
+
+describe('onResponse', () => {
+  it('reports the status a custom onError answered, not the 500 the error would have been', async () => {
+    const { app, host } = hostOf();
+    const seen = record(host);
+    app.get('/fail', () => {
+      throw new Error('database down');
+    });
+    app.onError((_error, ctx) => ctx.json({ unavailable: true }, 503));
+    const { port } = await app.listen(0, '127.0.0.1');
+    try {
+      const res = await send(port, { path: '/fail' });
+      expect(res.status).toBe(503);
+      expect(seen).toEqual([['/fail', 503]]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('reports the status of an asynchronous onError once it has answered', async () => {
+    const { app, host } = hostOf();
+    const seen = record(host);
+    app.get('/fail', () => {
+      throw new HTTPError(400, 'bad');
+    });
+    app.onError(async (error, ctx) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      ctx.json({ status: error.statusCode }, 422);
+    });
+    expect((await app.inject('/fail')).statusCode).toBe(422);
+    expect(seen).toEqual([['/fail', 422]]);
+  });
+
+  it('reports 404 for an unknown path, 405 for a known one with another method, 204 for OPTIONS', async () => {
+    const { app, host } = hostOf();
+    const seen = record(host);
+    app.get('/books', (ctx) => ctx.json([]));
+    await app.inject('/nowhere');
+    await app.inject({ method: 'DELETE', url: '/books' });
+    await app.inject({ method: 'OPTIONS', url: '/books' });
+    await app.inject('/books');
+    expect(seen).toEqual([
+      ['/nowhere', 404],
+      ['/books', 405],
+      ['/books', 204],
+      ['/books', 200],
+    ]);
+  });
+
+  it('reports the status of a custom notFound and of the 414 and 503 answers', async () => {
+    const { app, host } = hostOf({ maxUrlLength: 16 });
+    const seen = record(host);
+    app.notFound((ctx) => ctx.text('gone', 410));
+    await app.inject('/missing');
+    await app.inject(`/${'x'.repeat(20)}`);
+    let release!: () => void;
+    host.onClose(() => new Promise<void>((resolve) => (release = resolve)));
+    const closing = app.close();
+    await app.inject('/late');
+    release();
+    await closing;
+    expect(seen).toEqual([
+      ['/missing', 410],
+      [`/${'x'.repeat(20)}`, 414],
+      ['/late', 503],
+    ]);
+  });
+
+  it('fires once per request even when the error handler throws, and survives a throwing hook', async () => {
+    const { app, host, logged } = hostOf();
+    const seen = record(host);
+    host.onResponse(() => {
+      throw new Error('hook failed');
+    });
+    app.get('/fail', () => {
+      throw new Error('first');
+    });
+    app.onError(() => {
+      throw new Error('second');
+    });
+    expect((await app.inject('/fail')).statusCode).toBe(500);
+    expect(seen).toEqual([['/fail', 500]]);
+    expect(logged.map(([message]) => message)).toEqual(['Error on GET /fail', 'The error handler threw', 'An onResponse hook threw']);
+  });
+
+  it('passes the context the chain ran with', async () => {
+    const { app, host } = hostOf();
+    const contexts: Context[] = [];
+    host.onResponse((ctx) => contexts.push(ctx));
+    let handled: Context | undefined;
+    app.get('/x', (ctx) => {
+      handled = ctx;
+      ctx.text('x');
+    });
+    await app.inject('/x');
+    expect(contexts).toEqual([handled]);
+  });
+});
+
+describe('ctx.statusCode after the chain', () => {
+  it('is the status that is sent: 404 for nobody, a custom notFound, the OPTIONS 204, a streamed status', async () => {
+    const app = new Application();
+    const seen: Record<string, number> = {};
+    app.use(async (ctx, next) => {
+      await next();
+      seen[`${ctx.method} ${ctx.path}`] = ctx.statusCode;
+    });
+    app.get('/books', (ctx) => ctx.json([]));
+    app.get('/stream', (ctx) => {
+      ctx.res.statusCode = 206;
+      ctx.res.write('part');
+      ctx.res.end();
+    });
+    app.get('/silent', () => undefined);
+    await app.inject('/nowhere');
+    await app.inject({ method: 'OPTIONS', url: '/books' });
+    await app.inject('/stream');
+    await app.inject('/silent');
+    app.notFound((ctx) => ctx.text('gone', 410));
+    await app.inject('/gone');
+    expect(seen).toEqual({ 'GET /nowhere': 404, 'OPTIONS /books': 204, 'GET /stream': 206, 'GET /silent': 404, 'GET /gone': 410 });
+  });
+});

@@ -1,0 +1,129 @@
+import type { Context, ContextSettings } from './context.js';
+import type { LogFunction } from './internal/logging.js';
+import type { RequestContext } from './request-context.js';
+import type { AnyMiddleware, Middleware, Route } from './types.js';
+
+/** Where the server listens, as `listen()` resolves it. */
+export interface ListenInfo {
+  port: number;
+  host: string;
+  /** `http://<host>:<port>`, with `localhost` for a wildcard address. */
+  url: string;
+}
+
+/** Options of `host.claimPath()`. */
+export interface ClaimOptions {
+  /** What `ctx.protocol` says for requests to the claimed path. @default 'http' */
+  protocol?: string;
+}
+
+/** Told once per HTTP request, after the response (the error handler's included) was written: `status` is the one sent. */
+export type ResponseHook = (ctx: Context, status: number) => void;
+
+/**
+ * What a plugin gets from the application it is registered on: exactly what plugins need, not the
+ * whole application.
+ */
+export interface PluginHost {
+  /**
+   * Answers every request to exactly `path` with `handler`, after the global middleware, bypassing
+   * the routes; `ctx.protocol` says `options.protocol` from the start of those requests.
+   */
+  claimPath(path: string, handler: AnyMiddleware, options?: ClaimOptions): this;
+  /** Adds middleware that runs outside all global middleware (tracing, protocol error shaping), outermost first. */
+  wrap(middleware: Middleware<RequestContext> | AnyMiddleware): this;
+  /** The app's global middleware (`app.use`) as it is now, in order: read it per call to follow later `use()`s. */
+  middleware(): readonly AnyMiddleware[];
+  /** The wrappers added with `wrap()`, outermost first. */
+  wrappers(): readonly AnyMiddleware[];
+  /** The compiled route records (the same records until the routes change). */
+  routes(): readonly Route[];
+  /** Runs `hook` once the HTTP server is bound; `listen()` resolves after it (and rejects if it throws). */
+  onListen(hook: (info: ListenInfo) => unknown): this;
+  /** Runs `hook` when `close()` starts, alongside the HTTP drain (stop other listeners here). */
+  onClose(hook: () => unknown): this;
+  /** Runs `hook` after every request has drained (flush buffers here). */
+  onClosed(hook: () => unknown): this;
+  /** Runs `hook` after each HTTP response with the status sent; costs nothing while no hook is registered. */
+  onResponse(hook: ResponseHook): this;
+  /** The app's logger (`onLog`): the message is escaped, and a throwing logger cannot fail the caller. */
+  log(message: string, error?: unknown): void;
+  /** The settings contexts are made with (body limit, query keys, JSON depth, trustProxy). */
+  readonly contextSettings: Readonly<ContextSettings>;
+  /** @deprecated Use `middleware()`. */
+  getMiddleware(): readonly AnyMiddleware[];
+  /** @deprecated Use `wrappers()`. */
+  getWrappers(): readonly AnyMiddleware[];
+  /** @deprecated Use `routes()`. */
+  getRoutes(): Route[];
+}
+
+/** A plugin (GraphQL, gRPC, tracing, OpenAPI): attaches to an application through the host it is given. */
+export interface Plugin {
+  /** A unique name (`graphql`, `grpc`, `tracing`). */
+  readonly name: string;
+  /** Called once by `app.register(plugin)`. */
+  setup(host: PluginHost): void;
+}
+
+/** What the application lends a host: its own state, never the application itself. */
+export interface HostBackend {
+  readonly settings: Readonly<ContextSettings>;
+  readonly log: LogFunction;
+  claim(path: string, handler: AnyMiddleware, protocol: string): void;
+  wrap(middleware: AnyMiddleware): void;
+  middleware(): readonly AnyMiddleware[];
+  wrappers(): readonly AnyMiddleware[];
+  routes(): Route[];
+  readonly listenHooks: Array<(info: ListenInfo) => unknown>;
+  readonly closeHooks: Array<() => unknown>;
+  readonly closedHooks: Array<() => unknown>;
+  readonly responseHooks: ResponseHook[];
+}
+
+/** @internal The host object `register()` passes to `setup`. */
+export function createPluginHost(backend: HostBackend): PluginHost {
+  const hook = <T>(list: T[], what: string, fn: T): void => {
+    if (typeof fn !== 'function') throw new TypeError(`${what} expects a function`);
+    list.push(fn);
+  };
+  const host: PluginHost = {
+    claimPath(path, handler, options = {}) {
+      if (typeof handler !== 'function') throw new TypeError('claimPath expects a handler function');
+      backend.claim(path, handler, options.protocol ?? 'http');
+      return this;
+    },
+    wrap(middleware) {
+      if (typeof middleware !== 'function') throw new TypeError('wrap expects a middleware function');
+      backend.wrap(middleware as AnyMiddleware);
+      return this;
+    },
+    middleware: () => backend.middleware(),
+    wrappers: () => backend.wrappers(),
+    routes: () => backend.routes(),
+    onListen(fn) {
+      hook(backend.listenHooks, 'onListen', fn);
+      return this;
+    },
+    onClose(fn) {
+      hook(backend.closeHooks, 'onClose', fn);
+      return this;
+    },
+    onClosed(fn) {
+      hook(backend.closedHooks, 'onClosed', fn);
+      return this;
+    },
+    onResponse(fn) {
+      hook(backend.responseHooks, 'onResponse', fn);
+      return this;
+    },
+    log: (message, error) => backend.log(message, error),
+    get contextSettings() {
+      return backend.settings;
+    },
+    getMiddleware: () => backend.middleware(),
+    getWrappers: () => backend.wrappers(),
+    getRoutes: () => backend.routes(),
+  };
+  return Object.freeze(host);
+}

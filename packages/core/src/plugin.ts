@@ -1,0 +1,21 @@
+/**
+ * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
+ * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON).
+ */
+export { createAssetHandler, sendHtmlPage } from './static-assets.js';
+export type { StaticAsset } from './static-assets.js';
+export { clientIp } from './internal/client-ip.js';
+export type { TrustProxy } from './internal/client-ip.js';
+export { assertGetOrHead, BEARER_TOKEN, bearerToken } from './internal/http-guards.js';
+export { createLogger, defaultLog } from './internal/logging.js';
+export type { LogFunction } from './internal/logging.js';
+export { escapeLogText, formatLogValue } from './internal/log-format.js';
+export { parseJSON } from './internal/json.js';
+export type { ParseJSONOptions } from './internal/json.js';
+export { parseQuery } from './internal/query.js';
+export { TrieMatcher } from './internal/matcher.js';
+export type { Matcher, MatchResult } from './internal/matcher.js';
+export { ContextVariables } from './request-context.js';
+export { metaOf, schemaOf } from './route-meta.js';
+export type { ContextSettings } from './context.js';
+export type { ClaimOptions, ListenInfo, Plugin, PluginHost, ResponseHook } from './plugin-host.js';

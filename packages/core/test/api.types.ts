@@ -1,0 +1,82 @@
+// Type-level tests: `tsc -p tsconfig.json --noEmit` checks this file. Each `@ts-expect-error` line
+// fails the check when the line it marks compiles, so the types cannot silently get looser.
+import { Application, createContextKey, withMeta, type Context, type Middleware, type Next, type RequestContext, type RouteMeta } from '../src/index.js';
+import type { PluginHost } from '../src/plugin.js';
+
+declare module '../src/index.js' {
+  interface RouteMeta {
+    /** A key declared by merging, as a package would. */
+    audited?: boolean;
+  }
+}
+
+const app = new Application();
+
+// withMeta: declared keys with their types; undeclared keys and wrong types do not compile.
+const mw = withMeta((_ctx: Context, next: Next) => next(), { description: 'x', tags: ['a'], audited: true });
+app.use(mw);
+const returned: (ctx: Context, next: Next) => Promise<void> = mw;
+void returned;
+// @ts-expect-error an undeclared key
+withMeta((_ctx: Context, next: Next) => next(), { rolez: ['admin'] });
+// @ts-expect-error description is a string
+withMeta((_ctx: Context, next: Next) => next(), { description: 42 });
+// @ts-expect-error a merged key keeps its declared type
+withMeta((_ctx: Context, next: Next) => next(), { audited: 'yes' });
+// @ts-expect-error only functions carry meta
+withMeta({ not: 'a function' }, {});
+const meta: RouteMeta = { description: 'd' };
+void meta;
+
+// Context keys: the value type follows the key; a default removes `undefined`.
+const TENANT = createContextKey<string>('tenant', { default: 'public' });
+const COUNT = createContextKey<number>('count');
+app.get('/', (ctx) => {
+  const tenant: string = ctx.get(TENANT);
+  const count: number | undefined = ctx.get(COUNT);
+  // @ts-expect-error without a default, get may return undefined
+  const sure: number = ctx.get(COUNT);
+  ctx.set(TENANT, 'acme');
+  // @ts-expect-error the value must have the key's type
+  ctx.set(TENANT, 42);
+  // @ts-expect-error the value must have the key's type
+  ctx.set(COUNT, 'three');
+  // @ts-expect-error a default must have the key's type
+  createContextKey<number>('bad', { default: 'zero' });
+  void [tenant, count, sure];
+});
+
+// RequestContext middleware is accepted wherever HTTP middleware is.
+const neutral: Middleware<RequestContext> = async (ctx, next) => {
+  ctx.setHeader('x-protocol', ctx.protocol);
+  const status: number = ctx.statusCode;
+  void status;
+  // @ts-expect-error the protocol-neutral context has no raw HTTP response
+  void ctx.res;
+  await next();
+};
+app.use(neutral);
+app.get('/n', neutral, (ctx) => ctx.text('n'));
+const http: Context = null as unknown as Context;
+const asNeutral: RequestContext = http;
+void asNeutral;
+
+// Route methods keep returning the application and type params from the path.
+app.get('/users/:id', (ctx) => {
+  const id: string = ctx.params.id;
+  void id;
+}).listen;
+
+// The plugin host: what plugins use, nothing of the user-facing app.
+app.register({
+  name: 'typed',
+  setup(host) {
+    const same: PluginHost = host;
+    host.claimPath('/p', (ctx) => ctx.text('p'), { protocol: 'http' });
+    host.onResponse((ctx, status) => void [ctx.path, status]);
+    host.log('message');
+    // @ts-expect-error the host does not register routes
+    host.get('/x', () => undefined);
+    void same;
+  },
+});
