@@ -38,6 +38,15 @@ function importsOf(file: string): string[] {
 const packageName = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
 const isBuiltin = (spec: string) => spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!);
 
+/** The subpaths a package's exports map makes public (`./plugin` of `@fw/core/plugin`). */
+function publicSubpaths(name: string): Set<string> {
+  const dir = name.slice('@fw/'.length);
+  const file = join(packagesDir, dir, 'package.json');
+  if (!existsSync(file)) return new Set();
+  const exportsMap = (JSON.parse(readFileSync(file, 'utf8')) as { exports?: Record<string, unknown> }).exports ?? {};
+  return new Set(Object.keys(exportsMap).filter((key) => key !== '.' && key !== './package.json'));
+}
+
 describe.each(packages)('packages/%s', (dir) => {
   const pkgDir = join(packagesDir, dir);
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
@@ -56,7 +65,9 @@ describe.each(packages)('packages/%s', (dir) => {
         const name = packageName(spec);
         if (name.startsWith('@fw/') && !allowedFor(dir)(name)) bad.push(`${relative(root, file)} imports ${name}`);
         if (dir === 'core' && !name.startsWith('@fw/')) bad.push(`${relative(root, file)} imports ${name} (core uses node built-ins only)`);
-        if (name.startsWith('@fw/') && spec !== name) bad.push(`${relative(root, file)} deep-imports ${spec}`);
+        if (name.startsWith('@fw/') && spec !== name && !publicSubpaths(name).has(`.${spec.slice(name.length)}`)) {
+          bad.push(`${relative(root, file)} deep-imports ${spec}`);
+        }
       }
     }
     expect(bad).toEqual([]);
@@ -96,5 +107,13 @@ describe.each(packages)('packages/%s', (dir) => {
   it('exports from src/index.ts by name only (no export *)', () => {
     const index = readFileSync(join(pkgDir, 'src', 'index.ts'), 'utf8');
     expect(index).not.toMatch(/export\s+\*/);
+  });
+
+  it('gives every public subpath an entry file and types first', () => {
+    for (const subpath of publicSubpaths(pkg.name as string)) {
+      const entry = (pkg.exports as Record<string, Record<string, Record<string, string>>>)[subpath]!;
+      for (const condition of ['import', 'require']) expect(Object.keys(entry[condition]!)[0]).toBe('types');
+      expect(existsSync(join(pkgDir, 'src', `${subpath.slice(2)}.ts`))).toBe(true);
+    }
   });
 });
