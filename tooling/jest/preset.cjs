@@ -21,6 +21,8 @@ module.exports = function preset(dir, overrides = {}) {
       skipLibCheck: true,
       types: ['node', 'jest'],
     },
+    // Type errors are the typecheck step's job (`pnpm typecheck`, run by CI, compiles every test and
+    // type-level test file with tsc); here tests only need to run.
     diagnostics: false,
   };
   return {
@@ -39,7 +41,8 @@ module.exports = function preset(dir, overrides = {}) {
     // Sources import siblings with explicit `.js` extensions (NodeNext); map them back for ts-jest.
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
     testTimeout: 20000,
-    detectOpenHandles: false,
+    // Reports servers, sockets and timers a test left open (and runs the files of a package in band).
+    detectOpenHandles: true,
     ...overrides,
   };
 };

@@ -33,5 +33,9 @@ for (const group of ['packages', 'apps', 'bench', 'tooling']) {
 for (const name of missing) console.log(`${name}: no test results (did its tests run?)`);
 // A suite that fails to load counts as a failure even though it reports no failed test.
 failed += suitesFailed;
+// Checks run before the tests (typecheck, lint), each counted as one test: "typecheck,lint" failed.
+const failedChecks = (process.env.FW_FAILED_CHECKS ?? '').split(',').filter(Boolean);
+for (const check of failedChecks) console.log(`${check}: failed`);
+failed += failedChecks.length;
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || missing.length > 0 || passed === 0 ? 1 : 0);
