@@ -52,7 +52,8 @@ export interface ResolvedGraphQLConfig {
   documentCache: { maxEntries: number; maxSize: number } | false;
   /** The bounds of the persisted query store (those of the document cache), or false when off. */
   persistedQueries: { maxEntries: number; maxSize: number } | false;
-  onLog: GraphQLLogger;
+  /** The configuration's own logger; undefined means the app's (or stderr, standalone). */
+  onLog: GraphQLLogger | undefined;
 }
 
 /**
@@ -141,7 +142,7 @@ export function resolveGraphQLConfig(config: unknown): ResolvedGraphQLConfig {
     validationRules: config.validationRules ?? [],
     documentCache: cache,
     persistedQueries: config.persistedQueries === false ? false : cache === false ? { ...DEFAULT_CACHE } : { ...cache },
-    onLog: config.onLog ?? ((message, error) => console.error(message, error ?? '')),
+    onLog: config.onLog,
   };
 }
 
@@ -160,6 +161,18 @@ function describe(value: unknown): string {
     const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
     return typeof name === 'string' && name !== 'Object' ? `an instance of ${name}` : 'a plain object';
   }
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  return `${typeof value} ${String(value)}`;
+  switch (typeof value) {
+    case 'string':
+      return `the string ${JSON.stringify(value)}`;
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return `symbol ${value.description ?? ''}`;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return `${typeof value} ${String(value)}`;
+    default:
+      return 'undefined';
+  }
 }

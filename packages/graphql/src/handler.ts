@@ -1,19 +1,21 @@
 import { createHash } from 'node:crypto';
-import { parseJSON, statusText, toHTTPError, type Context, type Next } from '@fw/core';
+import { Context, OPERATION_NAME, OPERATION_TYPE, statusText, toHTTPError, type Middleware, type Next, type RequestContext } from '@fw/core';
+import { createLogger, parseJSON, type LogFunction, type PluginHost } from '@fw/core/plugin';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
+  OperationTypeNode,
   getOperationAST,
   parse,
   specifiedRules,
   validate,
   type DocumentNode,
   type ExecutionResult,
+  type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
 import { createHandler, type OperationArgs, type OperationContext, type Request, type RequestParams } from 'graphql-http';
 import { resolveGraphQLConfig, type ResolvedGraphQLConfig } from './config.js';
-import { ATTR_GRAPHQL_OPERATION_NAME, ATTR_GRAPHQL_OPERATION_TYPE } from './internal/attributes.js';
 import {
   MASKED_MESSAGE,
   acceptedMediaType,
@@ -30,20 +32,28 @@ import type { GraphQLConfig, GraphQLHandler, GraphQLLimits } from './types.js';
 
 type GraphQLRequest = Request<Context['req'], Context>;
 
-/** The tracing helper the tracing package adds to contexts (optional, like every tracing member). */
-interface TracedContext {
-  setAttributes?: (attributes: Record<string, string>) => void;
-}
-
 /** The pieces the plugin mounts (internal). */
 export interface Endpoint {
-  config: ResolvedGraphQLConfig;
-  handler: GraphQLHandler;
-  /** The outermost wrapper: answers errors thrown on the endpoint path (by middleware too) as GraphQL responses. */
-  guard: (ctx: Context, next: Next) => Promise<void>;
-  /** Adopts the app's JSON depth limit for GET's `variables` and `extensions` (the plugin calls it in setup). */
-  setMaxJsonDepth(depth: number): void;
-  playground: Playground | undefined;
+  readonly config: ResolvedGraphQLConfig;
+  readonly handler: GraphQLHandler;
+  /**
+   * The outermost wrapper: answers errors thrown on the endpoint path (by middleware too) as
+   * GraphQL responses. Every request of the app passes it, gRPC calls included.
+   */
+  readonly guard: Middleware<RequestContext>;
+  /**
+   * Adopts the app's JSON depth limit for GET's `variables` and `extensions`, and its logger unless
+   * the configuration has an `onLog` of its own (the plugin calls it in setup).
+   */
+  readonly attach: (host: Pick<PluginHost, 'contextSettings' | 'log'>) => void;
+  readonly playground: Playground | undefined;
+}
+
+/** A parsed and validated document, with the operations requests picked from it. */
+interface PreparedDocument {
+  readonly document: DocumentNode;
+  /** By `operationName` (undefined: the document's only operation); only names the document defines. */
+  readonly operations: Map<string | undefined, OperationDefinitionNode>;
 }
 
 /** What `parseRequestParams` reads from a request before graphql-http's own checks. */
@@ -56,9 +66,10 @@ interface RawParams {
 
 /**
  * Creates the GraphQL-over-HTTP request handler for a configuration: a middleware to mount on the
- * endpoint path yourself (the plugin does this with `claimPath`).
+ * endpoint path yourself, from a plugin of your own (`graphqlPlugin` does this with `claimPath`).
+ * Without `onLog` it logs to stderr, as core's default log does.
  * @example
- * app.claimPath('/graphql', createGraphQLHandler({ schema }), { protocol: 'graphql' });
+ * app.register({ name: 'api', setup: (host) => host.claimPath('/api/graphql', createGraphQLHandler({ schema }), { protocol: 'graphql' }) });
  */
 export function createGraphQLHandler<TContext = unknown>(config: GraphQLConfig<TContext>): GraphQLHandler {
   return createEndpoint(resolveGraphQLConfig(config)).handler;
@@ -66,13 +77,17 @@ export function createGraphQLHandler<TContext = unknown>(config: GraphQLConfig<T
 
 /** Builds the handler and the playground for a resolved configuration (internal). */
 export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
-  const { schema, rootValue, limits, maskErrors, onLog } = config;
+  const { schema, rootValue, limits, maskErrors } = config;
+  // Escaped, and safe to call: a throwing onLog never fails a request. The plugin switches to the
+  // app's logger when the configuration names none.
+  let log: LogFunction = createLogger(config.onLog);
+  const onLog: LogFunction = (message, error) => log(message, error);
   const rules: readonly ValidationRule[] = [
     ...specifiedRules,
     ...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
     ...config.validationRules,
   ];
-  const cache = config.documentCache === false ? undefined : new LruCache<string, DocumentNode>(config.documentCache.maxEntries, config.documentCache.maxSize);
+  const cache = config.documentCache === false ? undefined : new LruCache<string, PreparedDocument>(config.documentCache.maxEntries, config.documentCache.maxSize);
   const parseOptions = limits.maxTokens === false ? undefined : { maxTokens: limits.maxTokens };
   const formatError = createErrorFormatter({ maskErrors, onLog, suggestions: config.introspection });
   const playground = config.playground ? createPlayground(config.path, onLog) : undefined;
@@ -93,7 +108,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     errorResponse(400, [requestError(400, message, { limit })], mediaTypeOf(ctx));
 
   /** Parses, checks the limits of and validates a document not in the cache. */
-  const prepare = (ctx: Context, query: string): DocumentNode | HandlerResponse | readonly GraphQLError[] => {
+  const prepare = (ctx: Context, query: string): PreparedDocument | HandlerResponse | readonly GraphQLError[] => {
     if (limits.maxDocumentSize !== false) {
       const bytes = oversizeBytes(query, limits.maxDocumentSize);
       if (bytes !== undefined) {
@@ -119,8 +134,9 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
       if (err instanceof RangeError) return limitResponse(ctx, 'maxDepth', 'The query is nested too deeply to be parsed.');
       throw err;
     }
-    cache?.set(query, document, query.length);
-    return document;
+    const prepared: PreparedDocument = { document, operations: new Map() };
+    cache?.set(query, prepared, query.length);
+    return prepared;
   };
 
   const handle = createHandler<Context['req'], Context, OperationContext>({
@@ -163,7 +179,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
         if (Array.isArray(body)) return badRequest('Batched requests are not supported: send one operation per request, as a JSON object.');
         if (body === undefined) return badRequest('Missing request body: POST a JSON object such as {"query": "{ __typename }"}.');
         if (body === null || typeof body !== 'object') return badRequest('The request body must be a JSON object with a "query" string.');
-        raw = body as RawParams;
+        raw = body;
       } else {
         return [null, { status: 405, statusText: statusText(405), headers: { allow: 'GET, HEAD, POST' } }];
       }
@@ -199,35 +215,32 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     onSubscribe(req: GraphQLRequest, params: RequestParams) {
       const ctx = req.context;
       const query = params.query;
-      let document = cache?.get(query);
-      if (document === undefined) {
-        const prepared = prepare(ctx, query);
-        if (!isDocument(prepared)) return prepared;
-        document = prepared;
+      let prepared = cache?.get(query);
+      if (prepared === undefined) {
+        const result = prepare(ctx, query);
+        if (!isPrepared(result)) return result;
+        prepared = result;
       }
       if (persisted !== undefined && params.extensions != null) {
         const hash = toPersist.get(params);
         if (hash !== undefined) persisted.set(hash, query, query.length);
       }
-      const traced = ctx as Context & TracedContext;
-      // HEAD reaches graphql-http as GET.
-      const isGet = req.method === 'GET';
-      const operation = isGet || traced.setAttributes !== undefined ? getOperationAST(document, params.operationName) : undefined;
-      if (isGet && operation?.operation === 'mutation') {
-        return errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaTypeOf(ctx), { allow: 'POST' });
-      }
-      if (traced.setAttributes !== undefined) {
-        if (operation != null) {
-          const attributes: Record<string, string> = { [ATTR_GRAPHQL_OPERATION_TYPE]: operation.operation };
-          if (operation.name !== undefined) attributes[ATTR_GRAPHQL_OPERATION_NAME] = operation.name.value;
-          traced.setAttributes(attributes);
+      // No operation by that name: graphql-http answers it.
+      const operation = operationOf(prepared, params.operationName ?? undefined);
+      if (operation !== undefined) {
+        // For tracing and request logs, read after `await next()`.
+        ctx.set(OPERATION_TYPE, operation.operation);
+        if (operation.name !== undefined) ctx.set(OPERATION_NAME, operation.name.value);
+        // HEAD reaches graphql-http as GET.
+        if (req.method === 'GET' && operation.operation === OperationTypeNode.MUTATION) {
+          return errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaTypeOf(ctx), { allow: 'POST' });
         }
       }
       // No contextValue here: graphql-http builds it through `context` below, after refusing
       // mutations over GET, so the factory never runs for a request that is refused anyway.
       const args: OperationArgs<OperationContext> = {
         schema,
-        document,
+        document: prepared.document,
         rootValue,
         variableValues: params.variables,
         operationName: params.operationName,
@@ -255,7 +268,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
       if ('data' in result || result.errors === undefined || result.errors.length === 0) return undefined;
       const mediaType = mediaTypeOf(req.context);
       if (mediaType !== 'application/graphql-response+json') return undefined;
-      return errorResponse(400, result.errors.map((error) => formatError(error)) as GraphQLError[], mediaType);
+      return errorResponse(400, result.errors.map((error) => formatError(error)), mediaType);
     },
   });
 
@@ -295,26 +308,44 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     ctx.send(body!, status);
   };
 
-  const guard = (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path !== config.path) return next();
-    let pending: Promise<void>;
+  const answerErrors = async (ctx: Context, next: Next): Promise<void> => {
     try {
-      pending = next();
+      await next();
     } catch (err) {
-      pending = Promise.reject(err);
+      answerError(ctx, err);
     }
-    return pending.then(undefined, (err: unknown) => answerError(ctx, err));
   };
 
-  const setMaxJsonDepth = (depth: number): void => {
-    maxJsonDepth = depth;
+  const { path } = config;
+  const guard: Middleware<RequestContext> = (ctx, next) => {
+    // The first comparison sends every other request (REST, gRPC) on: only the claimed path says
+    // `graphql`. The path tells this endpoint from another mounted with that protocol, and only an
+    // HTTP context has a response to answer on.
+    if (ctx.protocol !== 'graphql' || ctx.path !== path || !(ctx instanceof Context)) return next();
+    return answerErrors(ctx, next);
   };
 
-  return { config, handler, guard, setMaxJsonDepth, playground };
+  const attach = (host: Pick<PluginHost, 'contextSettings' | 'log'>): void => {
+    maxJsonDepth = host.contextSettings.maxJsonDepth;
+    if (config.onLog === undefined) log = (message, error) => host.log(message, error);
+  };
+
+  return { config, handler, guard, attach, playground };
 }
 
-function isDocument(value: unknown): value is DocumentNode {
-  return !Array.isArray(value) && (value as { kind?: unknown }).kind === 'Document';
+function isPrepared(value: PreparedDocument | HandlerResponse | readonly GraphQLError[]): value is PreparedDocument {
+  return !Array.isArray(value);
+}
+
+/** The operation a request runs, looked up once per document and name. */
+function operationOf(prepared: PreparedDocument, name: string | undefined): OperationDefinitionNode | undefined {
+  let operation = prepared.operations.get(name);
+  if (operation === undefined) {
+    operation = getOperationAST(prepared.document, name) ?? undefined;
+    // Only names the document defines are kept, so a client cannot grow the map.
+    if (operation !== undefined) prepared.operations.set(name, operation);
+  }
+  return operation;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

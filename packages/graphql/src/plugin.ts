@@ -1,4 +1,4 @@
-import type { Application } from '@fw/core';
+import type { PluginHost } from '@fw/core/plugin';
 import { resolveGraphQLConfig } from './config.js';
 import { createEndpoint } from './handler.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
@@ -22,16 +22,16 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
     path,
     handler: endpoint.handler,
     getSchema: () => schema,
-    setup(app: Application): void {
+    setup(host: PluginHost): void {
+      endpoint.attach(host);
       // Outside all global middleware: a 429 from rateLimit(), a 401 from authenticate or a 413
       // from a body read becomes a GraphQL response ({ errors }) with its status and headers.
-      app.wrap(endpoint.guard);
-      endpoint.setMaxJsonDepth(app.contextSettings.maxJsonDepth);
-      app.claimPath(path, endpoint.handler, { protocol: 'graphql' });
+      host.wrap(endpoint.guard);
+      host.claimPath(path, endpoint.handler, { protocol: 'graphql' });
       const playground = endpoint.playground;
       if (playground !== undefined) {
         // The GraphiQL files are plain HTTP, on exact paths under the endpoint.
-        for (const assetPath of playground.assetPaths) app.claimPath(assetPath, playground.asset, { protocol: 'http' });
+        for (const assetPath of playground.assetPaths) host.claimPath(assetPath, playground.asset, { protocol: 'http' });
       }
     },
   };

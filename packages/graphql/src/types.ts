@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { AnyMiddleware, Context, Plugin } from '@fw/core';
+import type { AnyMiddleware, Context } from '@fw/core';
+import type { Plugin } from '@fw/core/plugin';
 import type { GraphQLSchema, ValidationRule } from 'graphql';
 
 /**
@@ -84,7 +85,10 @@ export interface GraphQLConfig<TContext = unknown> {
    * fall back to sending the query. @default true
    */
   persistedQueries?: boolean;
-  /** Where unexpected errors are logged, with their stack. @default console.error */
+  /**
+   * Where unexpected errors are logged, with their stack (the message with control characters
+   * escaped). @default the app's logger (its `onLog`) under `graphqlPlugin`; stderr for a standalone `createGraphQLHandler`
+   */
   onLog?: GraphQLLogger;
 }
 

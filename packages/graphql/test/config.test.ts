@@ -1,4 +1,5 @@
 import { Application } from '@fw/core';
+import type { PluginHost } from '@fw/core/plugin';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, buildSchema } from 'graphql';
 import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, graphqlPlugin, validateGraphQLConfig } from '../src/index.js';
 
@@ -84,7 +85,8 @@ describe('graphqlPlugin', () => {
   it('refuses to claim a path twice on one app', () => {
     const app = new Application();
     app.register(graphqlPlugin({ schema }));
-    expect(() => app.claimPath('/graphql', () => undefined)).toThrow(/already claimed/);
+    const probe = { name: 'probe', setup: (host: PluginHost) => host.claimPath('/graphql', () => undefined) };
+    expect(() => app.register(probe)).toThrow(/already claimed/);
   });
 
   it('publishes safe default limits', () => {

@@ -85,7 +85,10 @@ function accepted(query: string): boolean {
 function largest(shape: (n: number) => string): number {
   let low = 1;
   let high = 2;
-  while (accepted(shape(high)) && high < 1 << 16) (low = high), (high *= 2);
+  while (accepted(shape(high)) && high < 1 << 16) {
+    low = high;
+    high *= 2;
+  }
   while (high - low > 1) {
     const mid = (low + high) >> 1;
     if (accepted(shape(mid))) low = mid;

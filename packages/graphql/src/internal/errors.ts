@@ -35,7 +35,7 @@ export function withoutSuggestion(message: string): string {
 export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger; suggestions?: boolean }): ErrorFormatter {
   const { maskErrors, onLog, suggestions = true } = options;
   return (error) => {
-    if (!(error instanceof GraphQLError)) return error as Error;
+    if (!(error instanceof GraphQLError)) return error;
     const original = error.originalError;
     if (error.path === undefined) {
       let message = error.message;
@@ -50,10 +50,10 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
         }
       }
       if (!suggestions) message = withoutSuggestion(message);
-      if (message === error.message) return error as GraphQLError;
+      if (message === error.message) return error;
       return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: original, extensions: error.extensions });
     }
-    if (original === undefined || original instanceof GraphQLError) return error as GraphQLError;
+    if (original === undefined || original instanceof GraphQLError) return error;
     const http = toHTTPError(original);
     const status = http.statusCode;
     if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${original.message}`, original);

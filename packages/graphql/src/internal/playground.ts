@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAssetHandler, sendHtmlPage, type Context, type StaticAsset } from '@fw/core';
+import type { Context } from '@fw/core';
+import { createAssetHandler, sendHtmlPage, type LogFunction, type StaticAsset } from '@fw/core/plugin';
 
 /** The folder (under the endpoint path) the GraphiQL files are served from. */
 export const PLAYGROUND_FOLDER = '__playground';
@@ -33,16 +34,16 @@ export interface Playground {
   /** The exact request paths of the bundled files (the plugin claims them). */
   readonly assetPaths: readonly string[];
   /** Answers with the GraphiQL page. */
-  page(ctx: Context): void;
-  /** Answers a request for one of `assetPaths`. */
-  asset(ctx: Context): Promise<void>;
+  readonly page: (ctx: Context) => void;
+  /** Answers a request for one of `assetPaths` (GET and HEAD only, else 405). */
+  readonly asset: (ctx: Context) => Promise<void>;
 }
 
 /**
  * The playground for an endpoint at `path`. The page refers to its files relative to itself, so it
  * keeps working behind a proxy that mounts the app under a prefix.
  */
-export function createPlayground(path: string, onLog: (message: string, error?: unknown) => void): Playground {
+export function createPlayground(path: string, onLog: LogFunction): Playground {
   const dir = findAssetDir();
   const manifest = dir === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest);
   const folder = path.endsWith('/') ? `${path}${PLAYGROUND_FOLDER}` : `${path}/${PLAYGROUND_FOLDER}`;
@@ -56,7 +57,7 @@ export function createPlayground(path: string, onLog: (message: string, error?: 
 
   return {
     assetPaths: Object.keys(assets),
-    page(ctx) {
+    page: (ctx) => {
       if (manifest === undefined) {
         if (!warned) onLog('GraphiQL playground: the bundled files are missing (dist/playground); run the @fw/graphql build');
         warned = true;
