@@ -291,6 +291,18 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   }
 }
 
+/** Marks HTTP contexts on the prototype (no per-request cost), readable across copies of this package. */
+const HTTP_CONTEXT: unique symbol = Symbol.for('fw.context.http');
+Object.defineProperty(Context.prototype, HTTP_CONTEXT, { value: true });
+
+/**
+ * Whether a protocol-neutral context is the HTTP `Context` (REST or GraphQL over HTTP), as opposed
+ * to a gRPC call's context. Works across copies of `@fw/core`.
+ */
+export function isHttpContext(ctx: RequestContext): ctx is Context {
+  return HTTP_CONTEXT in ctx;
+}
+
 /** Writes status, Content-Type (when given) and Content-Length in one writeHead, then the body. */
 function writeBody(res: ServerResponse, status: number, payload: string | Buffer, type: string | undefined, head: boolean): void {
   const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;

@@ -10,7 +10,7 @@ export type { TimeoutConfig } from './server.js';
 export type { ListenInfo } from './plugin-host.js';
 export { compose } from './compose.js';
 export type { ComposedMiddleware } from './compose.js';
-export { Context } from './context.js';
+export { Context, isHttpContext } from './context.js';
 export type { TrustProxy } from './context.js';
 export { createContextKey, OPERATION_NAME, OPERATION_TYPE } from './request-context.js';
 export type {

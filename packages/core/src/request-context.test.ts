@@ -1,5 +1,5 @@
 import { Application } from './application.js';
-import { createContextKey, type RequestContext } from './request-context.js';
+import { ContextVariables, createContextKey, type RequestContext } from './request-context.js';
 import type { Middleware } from './types.js';
 import { send } from '../test/http-client.js';
 
@@ -107,5 +107,27 @@ describe('the operation keys', () => {
     app.get('/', (ctx) => ctx.json({ name: ctx.get(OPERATION_NAME), type: ctx.get(OPERATION_TYPE) }));
     const res = await app.inject('/');
     expect(JSON.parse(res.body)).toEqual({ name: 'getBook', type: 'query' });
+  });
+});
+
+describe('isHttpContext()', () => {
+  it('tells the HTTP context from another protocol context', async () => {
+    const { Application, isHttpContext } = await import('./index.js');
+    const app = new Application();
+    let seen: boolean | undefined;
+    app.use(async (ctx, next) => {
+      seen = isHttpContext(ctx);
+      await next();
+    });
+    await app.inject('/');
+    expect(seen).toBe(true);
+    const variables = new ContextVariables();
+    const grpcLike: RequestContext = {
+      protocol: 'grpc', method: 'POST', path: '/a.B/C', headers: {}, ip: '', state: {}, statusCode: 200,
+      setHeader: () => undefined,
+      get: (key) => variables.get(key),
+      set: (key, value) => variables.set(key, value),
+    };
+    expect(isHttpContext(grpcLike)).toBe(false);
   });
 });
