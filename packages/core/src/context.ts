@@ -4,7 +4,7 @@ import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
 import { clientIp, type TrustProxy } from './internal/client-ip.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
-import { ContextVariables, type ContextKey, type RequestContext } from './request-context.js';
+import { ContextVariables, type ContextKey, type RequestContext, type TraceAttributes, type TraceInfo, type TraceSpan } from './request-context.js';
 import type { HTTPMethod, Route } from './types.js';
 
 /** Per-application settings a context needs; owned by the application. */
@@ -49,6 +49,16 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   route: Route | undefined = undefined;
   /** The protocol serving this request: `http`, or the protocol of a plugin that claimed the path (`graphql`). */
   protocol: string = 'http';
+  /** The request's trace and span IDs (present while tracing is on). */
+  declare trace?: TraceInfo;
+  /** Starts a child span of the request span (present while tracing is on). */
+  declare startSpan?: (name: string, attributes?: TraceAttributes) => TraceSpan | undefined;
+  /** Ends a span; with an error, records it and marks the span failed (present while tracing is on). */
+  declare endSpan?: (span: TraceSpan | undefined, error?: unknown) => void;
+  /** Adds a named event to the request span (present while tracing is on). */
+  declare addEvent?: (name: string, attributes?: TraceAttributes) => void;
+  /** Sets attributes on the request span (present while tracing is on). */
+  declare setAttributes?: (attributes: TraceAttributes) => void;
 
   /** @internal The handler of a plugin that claimed this path, found when the request came in. */
   _claimed: ((ctx: Context) => Promise<void>) | undefined = undefined;
