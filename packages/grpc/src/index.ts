@@ -6,7 +6,6 @@ export { DEFAULT_MAX_CONNECTION_IDLE_MS, grpcPlugin } from './plugin.js';
 export type { GrpcPlugin } from './plugin.js';
 export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
 export { GrpcContext } from './context.js';
-export type { GrpcContextSettings, GrpcStatusObject, GrpcTraceContext } from './context.js';
 export { GrpcError } from './grpc-error.js';
 export type { GrpcErrorOptions } from './grpc-error.js';
 export { DEFAULT_LOADER_OPTIONS, GRPC_DEFAULTS } from './internal/config.js';
@@ -23,6 +22,7 @@ export type {
   GrpcClientStreamCall,
   GrpcClientStreamHandler,
   GrpcConfig,
+  GrpcContextSettings,
   GrpcHealthWatchLimits,
   GrpcLoaderOptions,
   GrpcMethodImplementation,
@@ -34,6 +34,8 @@ export type {
   GrpcServerStreamHandler,
   GrpcServiceImplementation,
   GrpcServingStatus,
+  GrpcStatusObject,
+  GrpcTraceContext,
   GrpcUnaryCall,
   GrpcUnaryHandler,
 } from './types.js';

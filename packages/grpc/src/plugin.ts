@@ -2,12 +2,22 @@ import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImpl
 import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import type { Http2Server, Settings } from 'node:http2';
-import { ROUTE_META, type AnyMiddleware, type Application, type Plugin, type RouteMeta } from '@fw/core';
+import type { AnyMiddleware } from '@fw/core';
+import { createLogger, metaOf, type LogFunction, type Plugin, type PluginHost } from '@fw/core/plugin';
 import { GRPC_DEFAULTS, resolveGrpcConfig, type ResolvedGrpcConfig } from './internal/config.js';
 import { withValidDescriptors } from './internal/descriptors.js';
 import { HealthService, healthProtoPath } from './internal/health.js';
-import { CallRunner } from './internal/runner.js';
-import type { GrpcAddress, GrpcConfig, GrpcMiddleware, GrpcServingStatus } from './types.js';
+import { CallRunner, type ConfiguredMiddleware } from './internal/runner.js';
+import type { GrpcAddress, GrpcConfig, GrpcServingStatus } from './types.js';
+
+declare module '@fw/core' {
+  interface RouteMeta {
+    /** Whether the route needs authentication (`authenticate`, `requireRole` say so); read by the start-up warning. */
+    auth?: boolean;
+    /** Whether the route authenticates when credentials are sent (`authenticate({ optional: true })`); read by the start-up warning. */
+    authOptional?: boolean;
+  }
+}
 
 /** The gRPC plugin: register it on an application; it serves while the app listens. */
 export interface GrpcPlugin extends Plugin {
@@ -32,7 +42,7 @@ function dialTarget(host: string, port: number): string {
 
 class GrpcServerPlugin implements GrpcPlugin {
   readonly name = 'grpc' as const;
-  private app: Application | undefined;
+  private attached: { host: PluginHost; log: LogFunction } | undefined;
   private running: { server: Server; address: GrpcAddress; health: HealthService | undefined } | undefined;
   private starting: Server | undefined;
   private readonly statusOverrides = new Map<string, GrpcServingStatus>();
@@ -47,11 +57,12 @@ class GrpcServerPlugin implements GrpcPlugin {
     return this.running?.server;
   }
 
-  setup(app: Application): void {
-    if (this.app !== undefined) throw new Error('This grpcPlugin is already registered on an application; create one per application');
-    this.app = app;
-    app.onListen(() => this.start());
-    app.onClose(() => this.stop());
+  setup(host: PluginHost): void {
+    if (this.attached !== undefined) throw new Error('This grpcPlugin is already registered on an application; create one per application');
+    const onLog = this.config.onLog;
+    this.attached = { host, log: onLog === undefined ? (message, error) => host.log(message, error) : createLogger(onLog) };
+    host.onListen(() => this.start());
+    host.onClose(() => this.stop());
   }
 
   setServingStatus(service: string, status: GrpcServingStatus): void {
@@ -61,16 +72,11 @@ class GrpcServerPlugin implements GrpcPlugin {
   }
 
   private async start(): Promise<void> {
-    const app = this.app!;
+    const { host, log } = this.attached!;
     const config = this.config;
     if (this.running !== undefined || this.starting !== undefined) throw new Error('The gRPC server is already running');
-    const middleware: Array<GrpcMiddleware | AnyMiddleware> = [];
-    for (const entry of config.middleware) {
-      if (entry === 'global') middleware.push(...app.getMiddleware());
-      else middleware.push(entry);
-    }
-    warnAboutSkippedAuthentication(app.getMiddleware(), middleware, config.log);
-    const runner = new CallRunner(app.getWrappers(), middleware, { trustProxy: app.contextSettings.trustProxy, log: config.log });
+    warnAboutSkippedAuthentication(host.middleware(), config.middleware, log);
+    const runner = new CallRunner(host, config.middleware, { trustProxy: host.contextSettings.trustProxy, log });
     const options = serverOptions(config);
     const { 'grpc.max_metadata_size': metadataOption, ...grpcOptions } = options;
     const maxMetadataSize = config.maxMetadataSize ?? (typeof metadataOption === 'number' ? metadataOption : GRPC_DEFAULTS.maxMetadataSize);
@@ -91,7 +97,7 @@ class GrpcServerPlugin implements GrpcPlugin {
       if (config.reflection) this.addReflection(server, names);
       const port = await this.bind(server);
       if (!applySessionSettings(server, { maxHeaderListSize: maxMetadataSize })) {
-        config.log(`gRPC: maxMetadataSize (${maxMetadataSize} bytes) could not be applied: this version of @grpc/grpc-js does not expose its HTTP/2 servers`);
+        log(`gRPC: maxMetadataSize (${maxMetadataSize} bytes) could not be applied: this version of @grpc/grpc-js does not expose its HTTP/2 servers`);
       }
       this.running = { server, health, address: { host: config.host, port, target: dialTarget(config.host, port) } };
     } catch (err) {
@@ -196,7 +202,7 @@ const AUTH_NAME = /auth|jwt|bearer|session|passport|api_?key/i;
 
 /** Whether a middleware authenticates: it says so (`authenticate`, `requireRole` carry route meta), or its name does. */
 function looksLikeAuthentication(fn: AnyMiddleware): boolean {
-  const meta = (fn as unknown as { [ROUTE_META]?: RouteMeta & { auth?: unknown; authOptional?: unknown } })[ROUTE_META];
+  const meta = metaOf(fn);
   if (meta !== undefined && (meta.auth === true || meta.authOptional === true)) return true;
   return AUTH_NAME.test(fn.name);
 }
@@ -205,12 +211,9 @@ function looksLikeAuthentication(fn: AnyMiddleware): boolean {
  * gRPC calls do not run `app.use()` middleware unless told to: an app that authenticates globally
  * would otherwise serve its gRPC methods to anyone without noticing. Says so once, at start-up.
  */
-function warnAboutSkippedAuthentication(
-  global: readonly AnyMiddleware[],
-  running: ReadonlyArray<GrpcMiddleware | AnyMiddleware>,
-  log: (message: string) => void,
-): void {
-  const skipped = global.filter((fn) => !running.includes(fn) && looksLikeAuthentication(fn));
+function warnAboutSkippedAuthentication(global: readonly AnyMiddleware[], configured: ConfiguredMiddleware, log: LogFunction): void {
+  if (configured.includes('global')) return;
+  const skipped = global.filter((fn) => !configured.includes(fn) && looksLikeAuthentication(fn));
   if (skipped.length === 0) return;
   const names = skipped.map((fn) => `"${fn.name || 'anonymous'}"`).join(', ');
   log(
@@ -218,6 +221,9 @@ function warnAboutSkippedAuthentication(
       `so gRPC methods are served without it. Set \`middleware: 'global'\` in the gRPC config (or list the middleware to run).`,
   );
 }
+
+/** How long a connection without calls stays open before the server closes it, unless `serverOptions` says otherwise. */
+export const DEFAULT_MAX_CONNECTION_IDLE_MS = 120_000;
 
 /**
  * Creates the gRPC plugin. The config is checked (and the proto loaded) now, so mistakes surface
@@ -228,9 +234,6 @@ function warnAboutSkippedAuthentication(
  * await app.listen(3000);
  * console.log(grpc.address?.target);
  */
-/** How long a connection without calls stays open before the server closes it, unless `serverOptions` says otherwise. */
-export const DEFAULT_MAX_CONNECTION_IDLE_MS = 120_000;
-
 export function grpcPlugin(config: GrpcConfig): GrpcPlugin {
   return new GrpcServerPlugin(resolveGrpcConfig(config));
 }

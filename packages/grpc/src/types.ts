@@ -10,18 +10,15 @@ import type {
   Metadata,
 } from '@grpc/grpc-js';
 import type { Options as ProtoLoaderOptions, PackageDefinition } from '@grpc/proto-loader';
-import type { AnyMiddleware, Next } from '@fw/core';
+import type { AnyMiddleware, Middleware, RpcInfo, TraceInfo } from '@fw/core';
+import type { LogFunction, TrustProxy } from '@fw/core/plugin';
 import type { GrpcContext } from './context.js';
 
 /** The four kinds of gRPC method. */
 export type GrpcMethodType = 'unary' | 'clientStream' | 'serverStream' | 'bidi';
 
-/** Which RPC a call is for. */
-export interface GrpcRpcInfo {
-  /** The fully-qualified service name, `<package>.<Service>`. */
-  readonly service: string;
-  /** The method name as the .proto declares it. */
-  readonly method: string;
+/** Which RPC a call is for: core's `RpcInfo` (`service`, `method` as the .proto declares them) and the kind of method. */
+export interface GrpcRpcInfo extends RpcInfo {
   /** The kind of method. */
   readonly type: GrpcMethodType;
 }
@@ -58,7 +55,7 @@ export type GrpcCallback<TResponse = unknown> = (
 export type Awaitable<T> = T | Promise<T>;
 
 /**
- * A unary method: the spec's `(call, callback)`, or `(call) => response` / `async (call) => response`.
+ * A unary method: grpc-js's `(call, callback)`, or `(call) => response` / `async (call) => response`.
  * A handler that declares the callback parameter answers through it; otherwise its return value is sent.
  */
 export type GrpcUnaryHandler<TRequest = unknown, TResponse = unknown> = (
@@ -106,8 +103,8 @@ export type GrpcMethodImplementation = {
 /** The implementations of one service, by method name (`SayHello`, or its camelCase `sayHello`). */
 export type GrpcServiceImplementation = Record<string, GrpcMethodImplementation>;
 
-/** A middleware written for gRPC calls. */
-export type GrpcMiddleware = (ctx: GrpcContext, next: Next) => unknown;
+/** A middleware written for gRPC calls (middleware typed on core's `RequestContext` is one too). */
+export type GrpcMiddleware = Middleware<GrpcContext>;
 
 /** Options of `@grpc/proto-loader` (`includeDirs`, `keepCase`, `longs`, `enums`, `defaults`, `oneofs`…). */
 export type GrpcLoaderOptions = ProtoLoaderOptions;
@@ -170,16 +167,16 @@ export interface GrpcConfig {
   /** How long close() lets in-flight calls finish (tryShutdown) before cutting them (forceShutdown), in ms. @default 5000 */
   closeTimeout?: number;
   /**
-   * Middleware run for every gRPC call, inside the app's `wrap()` wrappers (which always run).
-   * `'global'`: the app's `use()` middleware (as registered when listen() is called).
+   * Middleware run for every gRPC call, inside the wrappers plugins add with `host.wrap()` (which always run).
+   * `'global'`: the app's `use()` middleware, as it is at each call (so `use()` after `listen()` applies).
    * An array: exactly these (may include `'global'` to splice the app's middleware in at that place).
    * @default [] (only the app's wrappers)
    */
   middleware?: 'global' | ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'>;
   /** Extra grpc-js server options (keepalive, compression…); the explicit options above win. @default {} */
   serverOptions?: ChannelOptions;
-  /** Where server errors (INTERNAL causes) are reported. @default console.error */
-  onLog?: (message: string, error?: unknown) => void;
+  /** Where server errors (INTERNAL causes) and start-up warnings are reported. @default the app's logger (its `onLog`) */
+  onLog?: LogFunction;
 }
 
 /** Caps on open health Watch streams. */
@@ -198,4 +195,22 @@ export interface GrpcAddress {
   port: number;
   /** A target a client on this machine can dial: `<host>:<port>`, with `localhost` for a wildcard host. */
   target: string;
+}
+
+/** @deprecated Use `TraceInfo` from `@fw/core`; this alias goes away with the next release. */
+export type GrpcTraceContext = TraceInfo;
+
+/** @deprecated Contexts are made by the server from the app's settings; this type goes away with the next release. */
+export interface GrpcContextSettings {
+  /** The app's `trustProxy`. */
+  trustProxy: TrustProxy;
+  /** Where server errors are reported. */
+  log: LogFunction;
+}
+
+/** @deprecated Internal to the server; this type goes away with the next release. */
+export interface GrpcStatusObject {
+  code: number;
+  details: string;
+  metadata: Metadata;
 }

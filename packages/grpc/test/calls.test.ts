@@ -1,4 +1,4 @@
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { GrpcBidiHandler, GrpcClientStreamHandler, GrpcServerStreamHandler, GrpcUnaryHandler } from '../src/index.js';
 import { client, collect, start, streams, unary, type EchoReply, type EchoRequest, type Started } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { createFileRegistry, fromBinary, type DescService, type FileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { loadSync } from '@grpc/proto-loader';
 import { protoPath as healthProto } from 'grpc-health-check';
@@ -56,8 +56,8 @@ describe('a Connect (@connectrpc/connect-node) gRPC client', () => {
   beforeAll(async () => {
     server = await start({ services: { 'fwtest.Echo': { Unary, ServerStream, Fail, Slow } } });
     const transport = createGrpcTransport({ baseUrl: `http://${server.target}` });
-    echo = createClient(echoService, transport) as unknown as AnyClient;
-    health = createClient(healthService, transport) as unknown as AnyClient;
+    echo = createClient(echoService, transport);
+    health = createClient(healthService, transport);
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
-import type { GrpcContext, GrpcUnaryHandler } from '../src/index.js';
-import { sleep, start, type EchoReply, type EchoRequest, type Started } from './helpers.js';
+import { GrpcContext, type GrpcUnaryHandler } from '../src/index.js';
+import { sleep, start, wrap, type EchoReply, type EchoRequest, type Started } from './helpers.js';
 
 /** EchoRequest { delay_ms: 5000 } in a gRPC length-prefixed frame. */
 const SLOW_REQUEST = Buffer.from([0, 0, 0, 0, 3, 0x18, 0x88, 0x27]);
@@ -57,11 +57,11 @@ describe('how a cancelled call with a deadline is classified', () => {
 
   beforeAll(async () => {
     server = await start({ services: { 'fwtest.Echo': { Slow } } }, (app) =>
-      app.wrap(async (ctx, next) => {
+      wrap(app, async (ctx, next) => {
         try {
           await next();
         } finally {
-          outcomes.push((ctx as unknown as GrpcContext).grpcCode);
+          outcomes.push(ctx instanceof GrpcContext ? ctx.grpcCode : undefined);
         }
       }),
     );

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import type { GrpcContext, GrpcUnaryHandler } from '../src/index.js';
-import { client, failure, sleep, start, unary, type EchoReply, type EchoRequest, type Started } from './helpers.js';
+import { GrpcContext, type GrpcUnaryHandler } from '../src/index.js';
+import { client, failure, sleep, start, unary, wrap, type EchoReply, type EchoRequest, type Started } from './helpers.js';
 
 describe('deadlines and cancellation', () => {
   let server: Started;
@@ -26,11 +26,11 @@ describe('deadlines and cancellation', () => {
 
   beforeAll(async () => {
     server = await start({ services: { 'fwtest.Echo': { Slow } } }, (app) =>
-      app.wrap(async (ctx, next) => {
+      wrap(app, async (ctx, next) => {
         try {
           await next();
         } finally {
-          outcomes.push({ path: ctx.path, grpcCode: (ctx as unknown as GrpcContext).grpcCode });
+          outcomes.push({ path: ctx.path, grpcCode: ctx instanceof GrpcContext ? ctx.grpcCode : undefined });
         }
       }),
     );

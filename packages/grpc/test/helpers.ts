@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { Application, type ApplicationConfig } from '@fw/core';
+import { Application, type ApplicationConfig, type Middleware, type RequestContext } from '@fw/core';
 import { grpcPlugin, type GrpcConfig, type GrpcPlugin } from '../src/index.js';
 
 /** The test .proto. */
@@ -117,6 +117,19 @@ export async function start(
   app.register(plugin);
   await app.listen(0, '127.0.0.1');
   return { app, grpc: plugin, target: plugin.address!.target, logs };
+}
+
+/** Closes the clients, then the app (and with it the gRPC server). */
+export async function stop(server: Started, ...clients: grpc.Client[]): Promise<void> {
+  for (const c of clients) c.close();
+  await server.app.close();
+}
+
+let wrappers = 0;
+
+/** Adds a wrapper to the app the way plugins do (`host.wrap`), around every call and request. */
+export function wrap(app: Application, wrapper: Middleware<RequestContext>): void {
+  app.register({ name: `test-wrapper-${++wrappers}`, setup: (host) => void host.wrap(wrapper) });
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */

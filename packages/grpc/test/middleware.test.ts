@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { HTTPError, type Middleware } from '@fw/core';
-import type { GrpcContext, GrpcServerStreamHandler, GrpcUnaryHandler } from '../src/index.js';
-import { client, collect, failure, start, streams, unary, type EchoReply, type EchoRequest, type Started } from './helpers.js';
+import { GrpcContext, type GrpcServerStreamHandler, type GrpcUnaryHandler } from '../src/index.js';
+import { client, collect, failure, start, streams, unary, wrap, type EchoReply, type EchoRequest, type Started } from './helpers.js';
 
 interface TestUser {
   sub: string;
@@ -111,7 +111,7 @@ describe('authenticate-style middleware on gRPC calls', () => {
 });
 
 describe('which middleware runs for gRPC', () => {
-  const Unary: GrpcUnaryHandler<EchoRequest, Partial<EchoReply>> = (call) => ({ message: String(call.ctx.state.seen ?? 'none') });
+  const Unary: GrpcUnaryHandler<EchoRequest, Partial<EchoReply>> = (call) => ({ message: (call.ctx.state.seen as string | undefined) ?? 'none' });
 
   const marker: Middleware = (ctx, next) => {
     ctx.state.seen = `global:${ctx.protocol}`;
@@ -184,7 +184,7 @@ describe('which middleware runs for gRPC', () => {
   });
 });
 
-describe('app.wrap() wrappers around gRPC calls', () => {
+describe('host.wrap() wrappers around gRPC calls', () => {
   interface Seen {
     protocol: string;
     method: string;
@@ -223,12 +223,12 @@ describe('app.wrap() wrappers around gRPC calls', () => {
         ],
       },
       (app) =>
-        app.wrap(async (ctx, next) => {
+        wrap(app, async (ctx, next) => {
           const record: Seen = {
             protocol: ctx.protocol,
             method: ctx.method,
             path: ctx.path,
-            rpc: (ctx as unknown as GrpcContext).rpc,
+            rpc: ctx.rpc,
             traceHeader: ctx.headers['x-trace'] as string | undefined,
             grpcCode: undefined,
             statusCode: 0,
@@ -242,7 +242,7 @@ describe('app.wrap() wrappers around gRPC calls', () => {
             record.threw = (err as Error).message;
             throw err;
           } finally {
-            record.grpcCode = (ctx as unknown as GrpcContext).grpcCode;
+            record.grpcCode = ctx instanceof GrpcContext ? ctx.grpcCode : undefined;
             record.statusCode = ctx.statusCode;
             record.order = (ctx.state.order as string[]) ?? [];
           }
@@ -265,7 +265,7 @@ describe('app.wrap() wrappers around gRPC calls', () => {
     expect(seen).toEqual([
       {
         protocol: 'grpc',
-        method: '/fwtest.Echo/Unary',
+        method: 'POST',
         path: '/fwtest.Echo/Unary',
         rpc: { service: 'fwtest.Echo', method: 'Unary', type: 'unary' },
         traceHeader: 'abc',

@@ -1,8 +1,9 @@
 import { loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
 import type { ChannelOptions, ServerCredentials } from '@grpc/grpc-js';
 import type { AnyMiddleware } from '@fw/core';
+import type { LogFunction } from '@fw/core/plugin';
 import type { GrpcConfig, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
-import type { RunnableMethod } from './runner.js';
+import type { RunnableMethod } from './call-state.js';
 
 /** Defaults of the gRPC config. */
 export const GRPC_DEFAULTS = {
@@ -46,7 +47,8 @@ export interface ResolvedGrpcConfig {
   maxHealthWatches: { perConnection: number; total: number };
   middleware: ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'>;
   serverOptions: ChannelOptions;
-  log: (message: string, error?: unknown) => void;
+  /** The config's own log sink; undefined logs through the app's logger. */
+  onLog: LogFunction | undefined;
 }
 
 const resolved = new WeakMap<object, ResolvedGrpcConfig>();
@@ -70,9 +72,14 @@ function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
+/** A value as an error message shows it: primitives as they are, anything else by its kind. */
+function shown(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : describe(value);
+}
+
 function optionalNumber(name: string, value: unknown, check: (n: number) => boolean, rule: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !check(value)) fail(`\`${name}\` must be ${rule}, got ${String(value)}`);
+  if (typeof value !== 'number' || !check(value)) fail(`\`${name}\` must be ${rule}, got ${shown(value)}`);
   return value;
 }
 
@@ -142,26 +149,11 @@ function resolveServices(services: Record<string, unknown>, definition: PackageD
 function resolveMiddleware(value: GrpcConfig['middleware']): ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'> {
   if (value === undefined) return [];
   if (value === 'global') return ['global'];
-  if (!Array.isArray(value)) fail(`\`middleware\` must be 'global' or an array of middleware functions, got ${describe(value)}`);
+  if (!Array.isArray(value as unknown)) fail(`\`middleware\` must be 'global' or an array of middleware functions, got ${describe(value)}`);
   value.forEach((fn, i) => {
     if (typeof fn !== 'function' && fn !== 'global') fail(`middleware at position ${i} must be a function or 'global', got ${describe(fn)}`);
   });
   return value.slice();
-}
-
-/** The log sink, made unable to throw: a failing sink must not leave the call it reports on unanswered. */
-function safeLog(sink: (message: string, error?: unknown) => void): (message: string, error?: unknown) => void {
-  return (message, error) => {
-    try {
-      sink(message, error);
-    } catch {
-      try {
-        console.error(message);
-      } catch {
-        // Nowhere left to report to.
-      }
-    }
-  };
 }
 
 /** Applies defaults, loads the proto and checks every name; throws an error naming the culprit. Cached per config object. */
@@ -222,7 +214,7 @@ export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
     maxHealthWatches,
     middleware,
     serverOptions: config.serverOptions ?? {},
-    log: safeLog(config.onLog ?? ((message, error) => console.error(message, error ?? ''))),
+    onLog: config.onLog,
   };
   resolved.set(config, result);
   return result;

@@ -1,5 +1,4 @@
-import { Metadata } from '@grpc/grpc-js';
-import type { TrustProxy } from '@fw/core';
+import type { Metadata } from '@grpc/grpc-js';
 
 /**
  * Headers a middleware may set for HTTP but that must not reach an HTTP/2 gRPC response: node's
@@ -61,15 +60,4 @@ export function peerAddress(peer: string): string {
   if (port.length === 0 || !/^\d+$/.test(port)) return peer;
   const address = peer.slice(0, colon);
   return address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-}
-
-/** The client address, believing `x-forwarded-for` hops as far as the app's `trustProxy` allows (as core does). */
-export function clientIp(socketAddress: string, forwardedFor: string | undefined, trust: TrustProxy): string {
-  if (trust === false || forwardedFor === undefined) return socketAddress;
-  const hops = forwardedFor.split(',').map((s) => s.trim()).filter(Boolean);
-  const chain = [...hops, socketAddress];
-  if (trust === true) return chain[0] ?? socketAddress;
-  if (typeof trust === 'number') return chain[Math.max(0, chain.length - 1 - trust)] ?? socketAddress;
-  for (let i = chain.length - 1; i >= 0; i--) if (!trust.includes(chain[i]!)) return chain[i]!;
-  return chain[0] ?? socketAddress;
 }

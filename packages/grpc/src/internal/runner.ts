@@ -1,29 +1,38 @@
-import { EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Metadata, sendUnaryData, UntypedHandleCall } from '@grpc/grpc-js';
 import { compose, GRPC_STATUS, type AnyMiddleware, type ComposedMiddleware, type Middleware, type Next } from '@fw/core';
-import { GrpcContext, type GrpcContextSettings } from '../context.js';
+import type { PluginHost } from '@fw/core/plugin';
+import { callStateOf, contextFor, type GrpcContext } from '../context.js';
 import { GrpcError } from '../grpc-error.js';
-import type { GrpcCall, GrpcMiddleware, GrpcRpcInfo } from '../types.js';
-
-/** A method as the server runs it. */
-export interface RunnableMethod {
-  rpc: GrpcRpcInfo;
-  /** `/<package>.<Service>/<Method>`. */
-  path: string;
-  /** The user's implementation; undefined answers UNIMPLEMENTED (through the wrappers). */
-  impl: ((call: GrpcCall, callback: sendUnaryData<unknown>) => unknown) | undefined;
-}
+import type { GrpcCall, GrpcMiddleware } from '../types.js';
+import { CallState, type CallSettings, type RunnableMethod } from './call-state.js';
 
 type Respond = sendUnaryData<unknown>;
+type Stage = Middleware<GrpcContext>;
+type StreamCall = GrpcCall & NodeJS.WritableStream & { writableEnded: boolean; end(metadata?: Metadata): void };
 
-/** What the stage after the middleware calls: the method's implementation, with the ctx's method attached. */
-interface RunningContext extends GrpcContext {
-  _method: RunnableMethod;
-  _respond: Respond | undefined;
+/** The gRPC config's `middleware`: functions, and `'global'` where the app's `use()` middleware goes. */
+export type ConfiguredMiddleware = ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'>;
+
+/** Where the runner reads the app's chain, on every call. */
+export type ChainSource = Pick<PluginHost, 'middleware' | 'wrappers'>;
+
+const NONE: readonly AnyMiddleware[] = [];
+
+/**
+ * App middleware is typed for the HTTP `Context`; gRPC runs the functions the user opted into with
+ * the call context, which offers the protocol-neutral part (and `status`/`json`/`text`).
+ */
+function asStage(fn: GrpcMiddleware | AnyMiddleware): Stage {
+  return fn as Stage;
 }
 
-const emit = EventEmitter.prototype.emit;
+/** Rejects with what a handler or middleware threw, as it is: wrappers and the status mapping see it unchanged. */
+function rethrow(reason: unknown): Promise<never> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- JavaScript code may throw any value, and it must travel unchanged
+  return Promise.reject(reason);
+}
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
@@ -33,8 +42,11 @@ function isIterable(value: unknown): value is AsyncIterable<unknown> | Iterable<
   return value !== null && typeof value === 'object' && (Symbol.asyncIterator in value || Symbol.iterator in value);
 }
 
-function callbackArity(fn: (...args: never[]) => unknown): boolean {
-  return fn.length >= 2;
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Resolves when a stream can take more writes, or has closed/cancelled (listeners removed either way). */
@@ -56,17 +68,20 @@ function writable(call: EventEmitter): Promise<void> {
  * Streams call `emit('error', err)` to fail with a status; grpc-js reads `code`/`details` from that
  * value. Installed on stream calls so an HTTPError emitted by a handler maps like a thrown one.
  */
-function emitMapped(this: GrpcCall, event: string | symbol, ...args: unknown[]): boolean {
-  const ctx = (this as { ctx?: GrpcContext }).ctx;
-  // Once the call has finished successfully, a late stream error (a write after end) changes nothing sent.
-  if (event === 'error' && ctx !== undefined && args.length > 0 && !(ctx._finished && !ctx._failed)) {
-    const error = args[0];
-    ctx._fail(error);
-    ctx._finished = true;
-    args[0] = ctx._statusObject();
-    ctx._pending?.(error);
-  }
-  return emit.call(this, event, ...args);
+function mapEmittedErrors(state: CallState): void {
+  const call = state.call as EventEmitter;
+  const emit = call.emit.bind(call);
+  call.emit = (event: string | symbol, ...args: unknown[]): boolean => {
+    // Once the call has finished successfully, a late stream error (a write after end) changes nothing sent.
+    if (event === 'error' && args.length > 0 && !(state.finished && !state.failed)) {
+      const error = args[0];
+      state.fail(error);
+      state.finished = true;
+      args[0] = state.statusObject();
+      state.pending?.(error);
+    }
+    return emit(event, ...args);
+  };
 }
 
 /**
@@ -78,23 +93,23 @@ function iterateKeepingOpen(this: Readable): AsyncIterableIterator<unknown> {
   return this.iterator({ destroyOnReturn: false });
 }
 
-/** Runs every call: the app's wrappers, a boundary that records the status, the opted-in middleware, the handler. */
+/**
+ * Runs every call: the app's wrappers, a boundary that records the status, the opted-in middleware,
+ * the handler. The app's lists are read per call, so `use()` and `wrap()` after `listen()` apply
+ * from the next call; the composed chain is kept until they change.
+ */
 export class CallRunner {
-  private readonly chain: ComposedMiddleware<RunningContext>;
+  #chain: ComposedMiddleware<GrpcContext> | undefined = undefined;
+  #wrappers: readonly AnyMiddleware[] = NONE;
+  #global: readonly AnyMiddleware[] = NONE;
+  readonly #usesGlobal: boolean;
 
   constructor(
-    wrappers: readonly AnyMiddleware[],
-    middleware: ReadonlyArray<GrpcMiddleware | AnyMiddleware>,
-    private readonly settings: GrpcContextSettings,
+    private readonly source: ChainSource,
+    private readonly configured: ConfiguredMiddleware,
+    private readonly settings: CallSettings,
   ) {
-    const stages: Array<Middleware<RunningContext>> = [];
-    for (const fn of wrappers) stages.push(fn as unknown as Middleware<RunningContext>);
-    // Wrappers (tracing, logging) read ctx.grpcCode after `await next()`, also when it throws:
-    // record the status before the error reaches them.
-    if (wrappers.length > 0) stages.push(boundary);
-    for (const fn of middleware) stages.push(fn as unknown as Middleware<RunningContext>);
-    stages.push(runMethod);
-    this.chain = stages.length === 1 ? (ctx) => runMethod(ctx) : compose(stages);
+    this.#usesGlobal = configured.includes('global');
   }
 
   /** The grpc-js handler of one method. */
@@ -105,43 +120,61 @@ export class CallRunner {
     return ((call: GrpcCall) => this.runCall(method, call, undefined, finishStream)) as UntypedHandleCall;
   }
 
-  private start(method: RunnableMethod, call: GrpcCall, respond: Respond | undefined): RunningContext {
-    const ctx = new GrpcContext(call, method.rpc, method.path, this.settings) as RunningContext;
-    ctx._method = method;
-    ctx._respond = respond;
-    (call as { ctx: GrpcContext }).ctx = ctx;
+  /** The chain for the app's current wrappers and middleware, composed again only when they changed. */
+  private chain(): ComposedMiddleware<GrpcContext> {
+    const wrappers = this.source.wrappers();
+    const global = this.#usesGlobal ? this.source.middleware() : NONE;
+    if (this.#chain !== undefined && sameList(wrappers, this.#wrappers) && sameList(global, this.#global)) return this.#chain;
+    const stages: Stage[] = wrappers.map(asStage);
+    // Wrappers (tracing, logging) read the status after `await next()`, also when it throws:
+    // record the status before the error reaches them.
+    if (wrappers.length > 0) stages.push(boundary);
+    for (const entry of this.configured) {
+      if (entry === 'global') stages.push(...global.map(asStage));
+      else stages.push(asStage(entry));
+    }
+    stages.push(runMethod);
+    this.#wrappers = wrappers;
+    this.#global = global;
+    this.#chain = stages.length === 1 ? runMethod : compose(stages);
+    return this.#chain;
+  }
+
+  private start(method: RunnableMethod, call: GrpcCall, respond: Respond | undefined): CallState {
+    const state = new CallState(call, method, respond, this.settings);
+    call.ctx = contextFor(state);
     if (method.rpc.type !== 'unary') {
-      (call as { emit: typeof emitMapped }).emit = emitMapped;
+      mapEmittedErrors(state);
       if (method.rpc.type !== 'serverStream') (call as { [Symbol.asyncIterator]: typeof iterateKeepingOpen })[Symbol.asyncIterator] = iterateKeepingOpen;
     }
-    (call as EventEmitter).once('cancelled', () => ctx._onCancelled());
-    return ctx;
+    (call as EventEmitter).once('cancelled', () => state.onCancelled());
+    return state;
   }
 
   /** Runs the chain for one call, then sends its outcome with `finish` (the answer, or the end of the stream). */
-  private runCall(method: RunnableMethod, call: GrpcCall, respond: Respond | undefined, finish: (ctx: RunningContext) => void): void {
-    const ctx = this.start(method, call, respond);
+  private runCall(method: RunnableMethod, call: GrpcCall, respond: Respond | undefined, finish: (state: CallState) => void): void {
+    const state = this.start(method, call, respond);
     let run: Promise<void>;
     try {
-      run = this.chain(ctx);
+      run = this.chain()(call.ctx);
     } catch (err) {
-      run = Promise.reject(err);
+      run = rethrow(err);
     }
     run.then(
-      () => this.settle(ctx, finish),
+      () => this.settle(state, finish),
       (err: unknown) => {
-        ctx._fail(err);
-        this.settle(ctx, finish);
+        state.fail(err);
+        this.settle(state, finish);
       },
     );
   }
 
   /** Sends the outcome; a failure there (a call torn down meanwhile) is logged, never left unhandled. */
-  private settle(ctx: RunningContext, send: (ctx: RunningContext) => void): void {
+  private settle(state: CallState, send: (state: CallState) => void): void {
     try {
-      send(ctx);
+      send(state);
     } catch (err) {
-      this.settings.log(`Could not send the outcome of ${ctx.path}`, err);
+      this.settings.log(`Could not send the outcome of ${state.path}`, err);
     }
   }
 }
@@ -150,51 +183,50 @@ async function boundary(ctx: GrpcContext, next: Next): Promise<void> {
   try {
     await next();
   } catch (err) {
-    ctx._fail(err);
+    callStateOf(ctx).fail(err);
     throw err;
   }
 }
 
-function runMethod(ctx: RunningContext): Promise<void> {
-  if (ctx._cancelReason !== undefined) return Promise.reject(ctx._cancelReason);
-  const type = ctx.rpc.type;
-  return type === 'unary' || type === 'clientStream' ? runAnsweringMethod(ctx) : runStreamingMethod(ctx);
-}
-
-function unimplemented(ctx: GrpcContext): GrpcError {
-  return new GrpcError(GRPC_STATUS.UNIMPLEMENTED, `The server does not implement the method ${ctx.path}`);
+function runMethod(ctx: GrpcContext): Promise<void> {
+  const state = callStateOf(ctx);
+  if (state.cancelReason !== undefined) return Promise.reject(state.cancelReason);
+  const type = state.method.rpc.type;
+  if (state.method.impl === undefined) {
+    return Promise.reject(new GrpcError(GRPC_STATUS.UNIMPLEMENTED, `The server does not implement the method ${state.path}`));
+  }
+  return type === 'unary' || type === 'clientStream' ? runAnsweringMethod(state, state.method.impl) : runStreamingMethod(state, state.method.impl);
 }
 
 /** Unary and client streaming: settles with the callback's answer or the returned value. */
-function runAnsweringMethod(ctx: RunningContext): Promise<void> {
-  const impl = ctx._method.impl;
-  if (impl === undefined) return Promise.reject(unimplemented(ctx));
-  return new Promise<void>((resolve, reject) => {
+function runAnsweringMethod(state: CallState, impl: NonNullable<RunnableMethod['impl']>): Promise<void> {
+  return new Promise<void>((resolve) => {
     let settled = false;
     const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
-      ctx._pending = undefined;
-      ctx._fail(error);
-      reject(error);
+      state.pending = undefined;
+      state.fail(error);
+      resolve(rethrow(error));
     };
     const succeed = (value: unknown): void => {
       if (settled) return;
       settled = true;
-      ctx._pending = undefined;
-      ctx._succeed(value ?? {});
+      state.pending = undefined;
+      state.succeed(value ?? {});
       resolve();
     };
-    ctx._pending = fail;
-    const usesCallback = callbackArity(impl);
+    state.pending = fail;
+    // A handler that declares the callback parameter answers through it.
+    const usesCallback = impl.length >= 2;
     const callback: Respond = (error, value, trailer) => {
-      if (trailer !== undefined) ctx._trailer = trailer;
+      if (trailer !== undefined) state.trailer = trailer;
       if (error !== null && error !== undefined) fail(error);
       else succeed(value);
     };
     let result: unknown;
     try {
-      result = impl(ctx.call, callback);
+      result = impl(state.call, callback);
     } catch (err) {
       fail(err);
       return;
@@ -210,101 +242,95 @@ function runAnsweringMethod(ctx: RunningContext): Promise<void> {
 }
 
 /** Server streaming and bidi: settles when the call has finished (ended, failed or cancelled). */
-function runStreamingMethod(ctx: RunningContext): Promise<void> {
-  const impl = ctx._method.impl;
-  if (impl === undefined) return Promise.reject(unimplemented(ctx));
-  ctx._flushHeaders();
-  const call = ctx.call as GrpcCall & NodeJS.WritableStream & { writableEnded: boolean; end(metadata?: Metadata): void };
-  return new Promise<void>((resolve, reject) => {
+function runStreamingMethod(state: CallState, impl: NonNullable<RunnableMethod['impl']>): Promise<void> {
+  state.flushHeaders();
+  const call = state.call as StreamCall;
+  return new Promise<void>((resolve) => {
     let settled = false;
     const done = (error?: unknown): void => {
       if (settled) return;
       settled = true;
-      ctx._pending = undefined;
+      state.pending = undefined;
       if (error === undefined) {
-        ctx._finished = true;
-        ctx._settle(GRPC_STATUS.OK);
+        state.finished = true;
+        state.settle(GRPC_STATUS.OK);
         resolve();
       } else {
-        ctx._fail(error);
-        reject(error);
+        state.fail(error);
+        resolve(rethrow(error));
       }
     };
-    ctx._pending = done;
-    (call as EventEmitter).once('finish', () => done(ctx._failed ? ctx._error : undefined));
+    state.pending = done;
+    (call as EventEmitter).once('finish', () => done(state.failed ? state.error : undefined));
     let result: unknown;
     try {
-      result = (impl as (call: GrpcCall) => unknown)(ctx.call);
+      result = (impl as (call: GrpcCall) => unknown)(call);
     } catch (err) {
       done(err);
       return;
     }
     // `(call) => call.end()` returns the call itself, which (a Duplex) is iterable: not a response source.
-    if (result !== ctx.call && isIterable(result) && typeof result !== 'string') {
-      writeAll(ctx, call, result).then(() => endStream(ctx), done);
+    if (result !== call && isIterable(result) && typeof result !== 'string') {
+      writeAll(state, call, result).then(() => endStream(state), done);
     } else if (isThenable(result)) {
       // An async handler has finished its work when its promise resolves: end the stream it left open.
-      result.then(() => endStream(ctx), done);
+      result.then(() => endStream(state), done);
     }
   });
 }
 
-async function writeAll(
-  ctx: GrpcContext,
-  call: NodeJS.WritableStream & { writableEnded: boolean },
-  items: AsyncIterable<unknown> | Iterable<unknown>,
-): Promise<void> {
+async function writeAll(state: CallState, call: StreamCall, items: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
   for await (const item of items) {
-    if (ctx._cancelReason !== undefined || call.writableEnded) return;
-    if (!call.write(item as never)) await writable(call as unknown as EventEmitter);
+    if (state.cancelReason !== undefined || call.writableEnded) return;
+    if (!call.write(item as never)) await writable(call);
   }
 }
 
-function endStream(ctx: GrpcContext): void {
-  const call = ctx.call as GrpcCall & { writableEnded: boolean; end(metadata?: Metadata): void };
-  if (call.writableEnded || ctx._cancelReason !== undefined || ctx._finished) return;
-  call.end(ctx._trailers);
+function endStream(state: CallState): void {
+  const call = state.call as StreamCall;
+  if (call.writableEnded || state.cancelReason !== undefined || state.finished) return;
+  call.end(state.trailers);
 }
 
 /** After the chain of a unary or client-streaming call: send the response or the status. */
-function answer(ctx: RunningContext): void {
-  const respond = ctx._respond!;
-  if (ctx._finished) return;
-  if (ctx._cancelReason !== undefined) {
+function answer(state: CallState): void {
+  const respond = state.respond!;
+  if (state.finished) return;
+  if (state.cancelReason !== undefined) {
     // The client is gone; grpc-js has already ended the call. Record why for the wrappers' sake.
-    if (!ctx._failed) ctx._fail(ctx._cancelReason);
-    ctx._finished = true;
+    if (!state.failed) state.fail(state.cancelReason);
+    state.finished = true;
     return;
   }
-  if (!ctx._failed && !ctx._hasResponse) {
-    const outcome = ctx._answerOutcome();
-    if ('error' in outcome) ctx._fail(outcome.error);
-    else ctx._succeed(outcome.response);
+  if (!state.failed && !state.hasResponse) {
+    const outcome = state.answerOutcome();
+    if ('error' in outcome) state.fail(outcome.error);
+    else state.succeed(outcome.response);
   }
-  ctx._finished = true;
-  if (ctx._failed) {
-    respond(ctx._statusObject());
+  state.finished = true;
+  if (state.failed) {
+    respond(state.statusObject());
     return;
   }
-  ctx._flushHeaders();
-  respond(null, ctx._response, ctx._trailer);
+  state.flushHeaders();
+  respond(null, state.response, state.trailer);
 }
 
 /** After the chain of a streaming call: anything still open is ended with the outcome. */
-function finishStream(ctx: RunningContext): void {
-  const call = ctx.call as GrpcCall & { writableEnded: boolean; end(metadata?: Metadata): void };
-  if (ctx._finished || call.writableEnded || ctx._cancelReason !== undefined) return;
-  if (!ctx._failed && ctx.grpcCode === undefined) {
+function finishStream(state: CallState): void {
+  const call = state.call as StreamCall;
+  if (state.finished || call.writableEnded || state.cancelReason !== undefined) return;
+  if (!state.failed && state.grpcCode === undefined) {
     // Middleware answered without calling next.
-    const outcome = ctx._answerOutcome();
-    if ('error' in outcome) ctx._fail(outcome.error);
+    const outcome = state.answerOutcome();
+    if ('error' in outcome) state.fail(outcome.error);
   }
-  if (ctx._failed) {
-    call.emit('error', ctx._error);
+  if (state.failed) {
+    call.emit('error', state.error);
     return;
   }
-  ctx._flushHeaders();
-  ctx._finished = true;
-  ctx._settle(GRPC_STATUS.OK);
-  call.end(ctx._trailers);
+  state.flushHeaders();
+  state.finished = true;
+  state.settle(GRPC_STATUS.OK);
+  call.end(state.trailers);
 }
