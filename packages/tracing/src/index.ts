@@ -12,10 +12,8 @@ export type {
   SpanExporterLike,
   SpanProcessorLike,
   TraceContext,
-  TraceableContext,
   TracingConfig,
   TracingExporter,
-  TracingHelpers,
 } from './types.js';
 export {
   ATTR_CLIENT_ADDRESS,

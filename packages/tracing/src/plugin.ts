@@ -1,4 +1,4 @@
-import type { AnyMiddleware, Application, Plugin } from '@fw/core';
+import type { Plugin, PluginHost } from '@fw/core/plugin';
 import { TracingRuntime } from './internal/runtime.js';
 import { tracesUrl } from './internal/sdk.js';
 import type { ProviderSource, TracingConfig } from './types.js';
@@ -39,14 +39,15 @@ export function tracingPlugin(config: TracingConfig = {}): TracingPlugin {
     get source() {
       return runtime.source;
     },
-    setup(app: Application) {
+    setup(host: PluginHost) {
       // Disabled: nothing is registered, so requests pay nothing and contexts get no helpers.
       if (!enabled) return;
       if (attached) throw new Error('@fw/tracing: a tracingPlugin() instance can be registered with one application only');
       attached = true;
-      app.wrap(runtime.middleware as AnyMiddleware);
-      app.onListen(() => runtime.start());
-      app.onClosed(() => runtime.shutdown());
+      host.wrap(runtime.middleware);
+      host.onResponse(runtime.onResponse);
+      host.onListen(() => runtime.start());
+      host.onClosed(() => runtime.shutdown());
     },
     start: () => (enabled ? runtime.start() : Promise.resolve()),
     shutdown: () => runtime.shutdown(),
@@ -60,7 +61,7 @@ function validate(config: TracingConfig): void {
     throw new TypeError('tracing.serviceName must be a non-empty string');
   }
   if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'console' && exporter !== 'none' && (typeof exporter !== 'object' || exporter === null || typeof exporter.export !== 'function')) {
-    throw new TypeError(`tracing.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${String(exporter)}`);
+    throw new TypeError(`tracing.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${typeof exporter === 'object' ? 'an object without an export() method' : String(exporter)}`);
   }
   if (spanProcessors !== undefined && (!Array.isArray(spanProcessors) || spanProcessors.some((p) => typeof p?.onEnd !== 'function'))) {
     throw new TypeError('tracing.spanProcessors must be an array of span processors');

@@ -1,52 +1,8 @@
-import type { Attributes, Context as OtelContext, Span, TracerProvider } from '@opentelemetry/api';
+import type { RequestContext, TraceInfo } from '@fw/core';
+import type { Attributes, Context as OtelContext, TracerProvider } from '@opentelemetry/api';
 
-/** What `ctx.trace` says about the request's server span. */
-export interface TraceContext {
-  /** The trace ID, 32 lower-case hex characters. */
-  readonly traceId: string;
-  /** The server span's ID, 16 lower-case hex characters. */
-  readonly spanId: string;
-  /** The protocol of the traced request: `http`, `graphql` or `grpc`. */
-  readonly protocol: string;
-}
-
-/** The tracing members a context gets while tracing is enabled; all absent when it is not. */
-export interface TracingHelpers {
-  /** The request's trace and span IDs and its protocol. */
-  trace?: TraceContext;
-  /** Starts a span that is a child of the request span and returns it (end it with `endSpan`). */
-  startSpan?: (name: string, attributes?: Attributes) => Span | undefined;
-  /** Ends a span; with an error, records it as an exception and sets the span's status to error. */
-  endSpan?: (span: Span | undefined, error?: unknown) => void;
-  /** Adds a named event to the request span. */
-  addEvent?: (name: string, attributes?: Attributes) => void;
-  /** Sets attributes on the request span. */
-  setAttributes?: (attributes: Attributes) => void;
-}
-
-/**
- * The part of a context the tracing wrapper reads: the cross-protocol context contract, plus
- * `route` (HTTP), `rpc` and `grpcCode` (gRPC). The core `Context` and the gRPC call context fit it.
- */
-export interface TraceableContext extends TracingHelpers {
-  readonly method: string;
-  readonly path: string;
-  /** Request headers (HTTP) or call metadata (gRPC), lower-case keys. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** `http`, `graphql` or `grpc`. */
-  readonly protocol: string;
-  readonly ip?: string;
-  /** The matched route, once routing has run (HTTP). */
-  readonly route?: { readonly path: string } | undefined;
-  /** The called service and method (gRPC). */
-  readonly rpc?: { readonly service: string; readonly method: string } | undefined;
-  /** The gRPC status the call ended with (gRPC, set when it finishes). */
-  readonly grpcCode?: number | undefined;
-  /** The status the response has or will have; 0 while undecided. */
-  readonly statusCode: number;
-  /** Sets a response header (HTTP) or response metadata (gRPC). */
-  setHeader(key: string, value: string): unknown;
-}
+/** What `ctx.trace` says about the request's server span: `{ traceId, spanId, protocol }` (core's `TraceInfo`). */
+export type TraceContext = TraceInfo;
 
 /** The result an exporter reports for one batch (the SDK's `ExportResult`). */
 export interface ExportResultLike {
@@ -111,10 +67,5 @@ export interface TracingConfig {
   /** Make the request span the active OpenTelemetry context while the request runs. @default true */
   activeContext?: boolean;
   /** Requests for which this returns true are not traced (health checks). @default undefined */
-  ignore?: (ctx: TraceableContext) => boolean;
-}
-
-declare module '@fw/core' {
-  // The spec's optional tracing members of the context, typed once tracing is imported.
-  interface Context<TBody = unknown, TQuery = unknown, TParams = unknown> extends TracingHelpers {}
+  ignore?: (ctx: RequestContext) => boolean;
 }

@@ -12,6 +12,20 @@ describe('the package', () => {
     expect(VERSION).toBe(pkg.version);
   });
 
+  it('declares the SDK packages as optional peer dependencies, so that installing it downloads none of them', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    const sdk = ['@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/exporter-trace-otlp-proto', '@opentelemetry/resources', '@opentelemetry/sdk-node', '@opentelemetry/sdk-trace-base'];
+    expect(pkg.optionalDependencies).toBeUndefined();
+    expect(Object.keys(pkg.dependencies ?? {})).toEqual(['@fw/core']);
+    for (const name of sdk) {
+      expect(pkg.peerDependencies?.[name]).toEqual(expect.any(String));
+      expect(pkg.peerDependenciesMeta?.[name]).toEqual({ optional: true });
+    }
+    // The API is the one peer every install needs: the user's copy is the one used.
+    expect(pkg.peerDependencies?.['@opentelemetry/api']).toBe('~1.9.0');
+    expect(pkg.peerDependenciesMeta?.['@opentelemetry/api']).toBeUndefined();
+  });
+
   it('appends /v1/traces to an endpoint without a path and keeps a full URL as it is', () => {
     expect(tracesUrl('http://collector:4318')).toBe('http://collector:4318/v1/traces');
     expect(tracesUrl('https://otlp.example.com/')).toBe('https://otlp.example.com/v1/traces');

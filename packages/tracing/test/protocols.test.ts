@@ -1,4 +1,5 @@
-import { Application, compose, GRPC_STATUS, HTTPError, httpStatusFromGrpc, type Middleware } from '@fw/core';
+import { Application, compose, GRPC_STATUS, HTTPError, httpStatusFromGrpc, OPERATION_NAME, OPERATION_TYPE, type ContextKey, type Middleware, type RequestContext, type RpcInfo } from '@fw/core';
+import { ContextVariables, type PluginHost } from '@fw/core/plugin';
 import { isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
@@ -13,7 +14,6 @@ import {
   ATTR_RPC_SERVICE,
   ATTR_RPC_SYSTEM,
   tracingPlugin,
-  type TraceableContext,
   type TraceContext,
 } from '../src/index.js';
 import { onlySpan, PARENT_SPAN_ID, PARENT_TRACE_ID, PARENT_TRACEPARENT, parseTraceparent } from './support.js';
@@ -28,64 +28,89 @@ const app = new Application({ onLog: () => undefined });
 app.register(plugin);
 
 let graphqlTrace: TraceContext | undefined;
-/** Like the GraphQL package: claims the path and reports the operation through setAttributes. */
-app.claimPath(
-  '/graphql',
-  async (ctx) => {
-    await ctx.parseBody();
-    const { query } = (ctx.body ?? {}) as { query?: string };
-    graphqlTrace = ctx.trace;
-    const match = /^\s*(query|mutation|subscription)\s*([_A-Za-z][_0-9A-Za-z]*)?/.exec(query ?? '');
-    if (match === null) {
-      ctx.json({ errors: [{ message: 'Syntax Error' }] }, 400);
-      return;
-    }
-    ctx.setAttributes?.({ [ATTR_GRAPHQL_OPERATION_TYPE]: match[1]!, ...(match[2] ? { [ATTR_GRAPHQL_OPERATION_NAME]: match[2] } : {}) });
-    if (match[2] === 'Explode') throw new Error('resolver exploded');
-    ctx.json({ data: { ok: true } });
+/** Like the GraphQL package: claims the path and reports the operation through OPERATION_TYPE and OPERATION_NAME. */
+const graphqlHandler: Middleware = async (ctx) => {
+  await ctx.parseBody();
+  const { query } = (ctx.body ?? {}) as { query?: string };
+  graphqlTrace = ctx.trace;
+  const match = /^\s*(query|mutation|subscription)\s*([_A-Za-z][_0-9A-Za-z]*)?/.exec(query ?? '');
+  if (match === null) {
+    ctx.json({ errors: [{ message: 'Syntax Error' }] }, 400);
+    return;
+  }
+  ctx.set(OPERATION_TYPE, match[1]);
+  ctx.set(OPERATION_NAME, match[2]);
+  if (match[2] === 'Explode') throw new Error('resolver exploded');
+  ctx.json({ data: { ok: true } });
+};
+
+/** The host the stand-in plugins were given: the gRPC stand-in runs the app's wrappers from it. */
+let host: PluginHost | undefined;
+app.register({
+  name: 'graphql-and-grpc-stand-in',
+  setup(given) {
+    host = given;
+    given.claimPath('/graphql', graphqlHandler, { protocol: 'graphql' });
   },
-  { protocol: 'graphql' },
-);
+});
 
 const post = (query: string, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
 
-/** A call context shaped like the gRPC package's, per the cross-protocol contract. */
-interface GrpcCallContext extends TraceableContext {
-  state: Record<string, unknown>;
+/**
+ * A call context shaped like the gRPC package's: the request context, plus the status the call
+ * ended with. With another protocol name it stands for a protocol plugin's own context.
+ */
+class GrpcCallContext implements RequestContext {
+  readonly protocol: string;
+  // gRPC calls say POST: the called method is in `rpc`.
+  readonly method = 'POST';
+  readonly path: string;
+  readonly rpc: RpcInfo | undefined;
+  readonly headers: Record<string, string>;
+  readonly ip = '127.0.0.1';
+  state: Record<string, unknown> = {};
   user?: unknown;
-  deadline: number;
-  grpcCode?: number;
-  statusCode: number;
-  metadata: Map<string, string>;
-  call: object;
+  grpcCode: number | undefined = undefined;
+  statusCode = 0;
+  readonly metadata = new Map<string, string>();
+  readonly #variables = new ContextVariables();
+  // Declared, not defined: present only once tracing has put them there.
+  declare trace?: RequestContext['trace'];
+  declare startSpan?: RequestContext['startSpan'];
+  declare endSpan?: RequestContext['endSpan'];
+  declare addEvent?: RequestContext['addEvent'];
+  declare setAttributes?: RequestContext['setAttributes'];
+
+  constructor(path: string, rpc: RpcInfo | undefined, metadata: Record<string, string>, protocol = 'grpc') {
+    this.protocol = protocol;
+    this.path = path;
+    this.rpc = rpc;
+    this.headers = { 'content-type': 'application/grpc', ...metadata };
+  }
+
+  setHeader(key: string, value: string): this {
+    this.metadata.set(key, value);
+    return this;
+  }
+
+  get<T>(key: ContextKey<T>): T {
+    return this.#variables.get(key);
+  }
+
+  set<T>(key: ContextKey<T>, value: T): this {
+    this.#variables.set(key, value);
+    return this;
+  }
 }
 
-function grpcContext(service: string, method: string, metadata: Record<string, string> = {}): GrpcCallContext {
-  const path = `/${service}/${method}`;
-  const sent = new Map<string, string>();
-  return {
-    protocol: 'grpc',
-    method: path,
-    path,
-    rpc: { service, method },
-    headers: { 'content-type': 'application/grpc', ...metadata },
-    state: {},
-    ip: '127.0.0.1',
-    deadline: Infinity,
-    statusCode: 0,
-    metadata: sent,
-    setHeader(key: string, value: string) {
-      sent.set(key, value);
-      return this;
-    },
-    call: {},
-  };
+function grpcContext(service: string, method: string, metadata: Record<string, string> = {}, withRpc = true): GrpcCallContext {
+  return new GrpcCallContext(`/${service}/${method}`, withRpc ? { service, method } : undefined, metadata);
 }
 
 /**
- * Runs a call the way the gRPC package does: the app's wrappers around the handler; a callback
- * error sets grpcCode when the call finishes, a thrown error is mapped after the wrappers.
+ * Runs a call the way the gRPC package does: the app's wrappers around the handler; a handler's
+ * answer sets grpcCode when the call finishes, a thrown error is mapped after the wrappers.
  */
 async function runGrpc(ctx: GrpcCallContext, handler: (ctx: GrpcCallContext) => unknown): Promise<unknown> {
   const handle: Middleware<GrpcCallContext> = async (c) => {
@@ -93,7 +118,8 @@ async function runGrpc(ctx: GrpcCallContext, handler: (ctx: GrpcCallContext) => 
     c.grpcCode = code ?? GRPC_STATUS.OK;
     c.statusCode = httpStatusFromGrpc(c.grpcCode);
   };
-  const chain = compose<GrpcCallContext>([...(app.getWrappers() as unknown as Middleware<GrpcCallContext>[]), handle]);
+  const wrappers = host?.wrappers() ?? [];
+  const chain = compose<GrpcCallContext>([...(wrappers as ReadonlyArray<Middleware<RequestContext>>), handle]);
   try {
     await chain(ctx);
     return undefined;
@@ -106,7 +132,7 @@ beforeEach(() => exporter.reset());
 afterAll(() => app.close());
 
 describe('GraphQL operations', () => {
-  it('names the span by operation type and name, from what the GraphQL package reports', async () => {
+  it('names the span by operation type and name, read from OPERATION_TYPE and OPERATION_NAME when it ends', async () => {
     const res = await post('query GetUser { user { id } }');
     expect(res.statusCode).toBe(200);
     const span = onlySpan(exporter, 'query GetUser');
@@ -210,6 +236,13 @@ describe('gRPC calls', () => {
     expect(conflict.status.code).toBe(SpanStatusCode.UNSET);
   });
 
+  it('maps a thrown HTTPError to the gRPC status it names itself', async () => {
+    await runGrpc(grpcContext('orders.OrderService', 'Create'), () => {
+      throw new HTTPError(409, 'Out of stock', undefined, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+    });
+    expect(onlySpan(exporter, 'orders.OrderService/Create').attributes[ATTR_RPC_GRPC_STATUS_CODE]).toBe(GRPC_STATUS.FAILED_PRECONDITION);
+  });
+
   it('gives gRPC handlers child spans, events and attributes', async () => {
     await runGrpc(grpcContext('users.v1.UserService', 'ListUsers'), (c) => {
       const child = c.startSpan?.('db.query');
@@ -224,9 +257,23 @@ describe('gRPC calls', () => {
   });
 
   it('derives service and method from the path when a context has no rpc field', async () => {
-    const ctx = grpcContext('a.b.Svc', 'Do');
-    await runGrpc({ ...ctx, rpc: undefined }, () => undefined);
+    await runGrpc(grpcContext('a.b.Svc', 'Do', {}, false), () => undefined);
     expect(onlySpan(exporter, 'a.b.Svc/Do').attributes).toMatchObject({ [ATTR_RPC_SERVICE]: 'a.b.Svc', [ATTR_RPC_METHOD]: 'Do' });
+  });
+});
+
+describe("contexts core's HTTP pipeline does not serve", () => {
+  it("traces a protocol plugin's own context, ending its span with the status its chain left", async () => {
+    const ctx = new GrpcCallContext('/chat/rooms/1', undefined, { 'user-agent': 'ws-client' }, 'websocket');
+    let seen: TraceContext | undefined;
+    await runGrpc(ctx, (c) => {
+      seen = c.trace;
+    });
+    const span = onlySpan(exporter, 'POST');
+    expect(span.attributes).toMatchObject({ [ATTR_HTTP_REQUEST_METHOD]: 'POST', [ATTR_HTTP_RESPONSE_STATUS_CODE]: 200 });
+    expect(span.attributes[ATTR_HTTP_ROUTE]).toBeUndefined();
+    expect(span.attributes[ATTR_RPC_SYSTEM]).toBeUndefined();
+    expect(seen?.protocol).toBe('websocket');
   });
 });
 

@@ -1,4 +1,16 @@
-import { isHTTPError, protocolStatus, toHTTPError, type Next } from '@fw/core';
+import {
+  Context,
+  createContextKey,
+  grpcStatusOf,
+  isHTTPError,
+  OPERATION_NAME,
+  OPERATION_TYPE,
+  toHTTPError,
+  type Next,
+  type RequestContext,
+  type RpcInfo,
+  type TraceSpan,
+} from '@fw/core';
 import {
   context,
   ROOT_CONTEXT,
@@ -35,10 +47,9 @@ import {
   isHttpServerError,
   RPC_SYSTEM_VALUE_GRPC,
 } from '../semconv.js';
-import type { TraceableContext } from '../types.js';
 import { formatTraceparent } from './w3c.js';
 
-type Headers = TraceableContext['headers'];
+type Headers = RequestContext['headers'];
 
 /** Everything a traced request needs, resolved once the tracer provider is known. */
 export interface RequestTracer {
@@ -48,26 +59,42 @@ export interface RequestTracer {
   readonly activeContext: boolean;
 }
 
+/** An HTTP request's server span once its chain has run: it ends when the status sent is known. */
+interface PendingSpan {
+  readonly span: Span;
+  failed: boolean;
+  error: unknown;
+}
+
+/** Carries an HTTP request's server span from the wrapper to the response hook. */
+const SERVER_SPAN = createContextKey<PendingSpan>('fw.tracing.serverSpan');
+
 const HEADER_GETTER: TextMapGetter<Headers> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key],
 };
 
 /**
+ * Whether core's HTTP pipeline serves this request (REST and the GraphQL endpoint), so that the
+ * response hook reports the status it sent. gRPC calls run the wrappers on a context of their own.
+ */
+function isHttpContext(ctx: RequestContext): ctx is Context {
+  return ctx instanceof Context;
+}
+
+/**
  * Runs `next` inside a SERVER span for the request, whatever its protocol, and installs the
  * context's tracing helpers. The span is named and finished from what the context says once the
- * chain is done: the matched route (HTTP), the operation (GraphQL), the status (gRPC).
+ * request is done: the matched route, the operation (GraphQL) and the status sent (HTTP, in
+ * `endHttpSpan`), the status the call ended with (gRPC, here).
  */
-export function traceRequest(rt: RequestTracer, ctx: TraceableContext, next: Next): Promise<void> {
+export function traceRequest(rt: RequestTracer, ctx: RequestContext, next: Next): Promise<void> {
   const protocol = ctx.protocol;
   const grpc = protocol === 'grpc';
   const parent = rt.propagator.extract(ROOT_CONTEXT, ctx.headers, HEADER_GETTER);
   const span = grpc ? startGrpcSpan(rt.tracer, ctx, parent) : startHttpSpan(rt.tracer, ctx, parent);
   const active = trace.setSpan(parent, span);
   const { traceId, spanId, traceFlags } = span.spanContext();
-  // The GraphQL package reports the operation through setAttributes; the span is named from it.
-  let operationType: string | undefined;
-  let operationName: string | undefined;
 
   ctx.trace = { traceId, spanId, protocol };
   ctx.startSpan = (name, attributes) => rt.tracer.startSpan(name, attributes === undefined ? undefined : { attributes }, active);
@@ -77,44 +104,66 @@ export function traceRequest(rt: RequestTracer, ctx: TraceableContext, next: Nex
   };
   ctx.setAttributes = (attributes) => {
     span.setAttributes(attributes);
-    const type = attributes[ATTR_GRAPHQL_OPERATION_TYPE];
-    if (typeof type === 'string') operationType = type;
-    const name = attributes[ATTR_GRAPHQL_OPERATION_NAME];
-    if (typeof name === 'string') operationName = name;
   };
   // Set before the chain runs, so error responses and raw writes carry it too.
   if (rt.responseHeader !== false) ctx.setHeader(rt.responseHeader, formatTraceparent(traceId, spanId, traceFlags));
+
+  // HTTP: the span ends in the response hook, once the error handler has answered and the status
+  // sent is known. Anything else ends here, when its chain has finished.
+  const pending: PendingSpan | undefined = isHttpContext(ctx) ? { span, failed: false, error: undefined } : undefined;
+  if (pending !== undefined) ctx.set(SERVER_SPAN, pending);
 
   let run: Promise<void>;
   try {
     run = rt.activeContext ? context.with(active, next) : next();
   } catch (err) {
-    run = Promise.reject(err);
+    run = rejection(err);
+  }
+  if (pending !== undefined) {
+    return run.then(undefined, (err: unknown) => {
+      pending.failed = true;
+      pending.error = err;
+      throw err;
+    });
   }
   return run.then(
     () => {
       if (grpc) finishGrpcSpan(span, ctx, false, undefined);
-      else finishHttpSpan(span, ctx, false, undefined, operationType, operationName);
+      else finishHttpSpan(span, ctx, ctx.statusCode || 404, false, undefined);
     },
     (err: unknown) => {
       if (grpc) finishGrpcSpan(span, ctx, true, err);
-      else finishHttpSpan(span, ctx, true, err, operationType, operationName);
+      else finishHttpSpan(span, ctx, toHTTPError(err).statusCode, true, err);
       throw err;
     },
   );
 }
 
+/** The response hook: ends the server span of an HTTP request with the status that was sent. */
+export function endHttpSpan(ctx: Context, status: number): void {
+  const pending = ctx.get(SERVER_SPAN);
+  // Requests answered before the chain ran (414, 503 while closing) and ignored ones have none.
+  if (pending === undefined) return;
+  ctx.set(SERVER_SPAN, undefined);
+  finishHttpSpan(pending.span, ctx, status, pending.failed, pending.error);
+}
+
 /** `ctx.endSpan`: ends a span, recording `error` (when given) as an exception and an error status. */
-export function endSpan(span: Span | undefined, error?: unknown): void {
+export function endSpan(span: TraceSpan | undefined, error?: unknown): void {
   if (span === undefined) return;
-  if (error !== undefined && error !== null) {
+  if (error !== undefined && error !== null && isOtelSpan(span)) {
     span.recordException(toException(error));
     span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
   }
   span.end();
 }
 
-function startHttpSpan(tracer: Tracer, ctx: TraceableContext, parent: OtelContext): Span {
+/** Whether a span handed to `endSpan` can record an error (those `startSpan` made can). */
+function isOtelSpan(span: TraceSpan): span is TraceSpan & Pick<Span, 'recordException' | 'setStatus'> {
+  return 'recordException' in span && typeof span.recordException === 'function' && 'setStatus' in span && typeof span.setStatus === 'function';
+}
+
+function startHttpSpan(tracer: Tracer, ctx: RequestContext, parent: OtelContext): Span {
   const attributes: Attributes = {
     [ATTR_HTTP_REQUEST_METHOD]: ctx.method,
     [ATTR_URL_PATH]: ctx.path,
@@ -128,7 +177,8 @@ function startHttpSpan(tracer: Tracer, ctx: TraceableContext, parent: OtelContex
   return tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, attributes }, parent);
 }
 
-function startGrpcSpan(tracer: Tracer, ctx: TraceableContext, parent: OtelContext): Span {
+function startGrpcSpan(tracer: Tracer, ctx: RequestContext, parent: OtelContext): Span {
+  // The called RPC is in `rpc`; a gRPC context's `method` is the HTTP/2 verb, POST.
   const { service, method } = rpcOf(ctx);
   const attributes: Attributes = {
     [ATTR_RPC_SYSTEM]: RPC_SYSTEM_VALUE_GRPC,
@@ -140,29 +190,44 @@ function startGrpcSpan(tracer: Tracer, ctx: TraceableContext, parent: OtelContex
   return tracer.startSpan(grpcSpanName(service, method), { kind: SpanKind.SERVER, attributes }, parent);
 }
 
-function finishHttpSpan(span: Span, ctx: TraceableContext, failed: boolean, error: unknown, opType: string | undefined, opName: string | undefined): void {
-  // A thrown error becomes the status the error handler sends; nothing answered becomes the 404.
-  const status = failed ? toHTTPError(error).statusCode : ctx.statusCode || 404;
+function finishHttpSpan(span: Span, ctx: RequestContext, status: number, failed: boolean, error: unknown): void {
   const graphql = ctx.protocol === 'graphql';
   // A claimed path (the GraphQL endpoint) is exact, so the path is its route template.
-  const route = graphql ? ctx.path : ctx.route?.path;
+  const route = graphql ? ctx.path : isHttpContext(ctx) ? ctx.route?.path : undefined;
   if (route !== undefined) span.setAttribute(ATTR_HTTP_ROUTE, route);
   span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
   const httpName = httpSpanName(ctx.method, route);
-  span.updateName(graphql ? graphqlSpanName(opType, opName, httpName) : httpName);
+  if (graphql) {
+    // Read now: the operation is known only once the document has been parsed.
+    const type = ctx.get(OPERATION_TYPE);
+    const name = ctx.get(OPERATION_NAME);
+    if (type !== undefined) span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, type);
+    if (name !== undefined && name !== '') span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, name);
+    span.updateName(graphqlSpanName(type, name, httpName));
+  } else {
+    span.updateName(httpName);
+  }
   if (failed) span.recordException(toException(error));
   if (isHttpServerError(status)) fail(span, failed, error, String(status));
   span.end();
 }
 
-function finishGrpcSpan(span: Span, ctx: TraceableContext, failed: boolean, error: unknown): void {
-  const given = ctx.grpcCode;
+function finishGrpcSpan(span: Span, ctx: RequestContext, failed: boolean, error: unknown): void {
+  const given = grpcCodeOf(ctx);
   // A wrapper sees a thrown error before the gRPC package maps it, so map it the same way here.
-  const code = typeof given === 'number' ? given : failed ? protocolStatus(toHTTPError(error).statusCode).grpc : 0;
+  const code = given ?? (failed ? grpcStatusOf(toHTTPError(error)) : 0);
   span.setAttribute(ATTR_RPC_GRPC_STATUS_CODE, code);
   if (failed) span.recordException(toException(error));
   if (GRPC_SERVER_ERROR_CODES.has(code)) fail(span, failed, error, String(code));
   span.end();
+}
+
+/**
+ * The gRPC status the call ended with. `@fw/grpc`'s context reports it as `grpcCode`, a member of
+ * its own that `RequestContext` does not declare (the HTTP `statusCode` it maps to loses the code).
+ */
+function grpcCodeOf(ctx: RequestContext): number | undefined {
+  return 'grpcCode' in ctx && typeof ctx.grpcCode === 'number' ? ctx.grpcCode : undefined;
 }
 
 function fail(span: Span, failed: boolean, error: unknown, code: string): void {
@@ -173,12 +238,17 @@ function fail(span: Span, failed: boolean, error: unknown, code: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: failed ? errorMessage(error) : undefined });
 }
 
-function rpcOf(ctx: TraceableContext): { service: string; method: string } {
+function rpcOf(ctx: RequestContext): RpcInfo {
   if (ctx.rpc !== undefined) return ctx.rpc;
   // `/<package>.<Service>/<Method>`, should a context come without `rpc`.
   const path = ctx.path;
   const slash = path.lastIndexOf('/');
   return { service: path.slice(path.startsWith('/') ? 1 : 0, Math.max(slash, 0)), method: path.slice(slash + 1) };
+}
+
+/** A promise rejected with `reason`, as if `next` had returned it rather than thrown. */
+async function rejection(reason: unknown): Promise<never> {
+  throw reason;
 }
 
 function toException(error: unknown): Exception {

@@ -1,9 +1,9 @@
-import type { Next } from '@fw/core';
+import type { Context, Next, RequestContext } from '@fw/core';
 import { propagation, type TracerProvider } from '@opentelemetry/api';
 import { TRACER_NAME, TRACEPARENT_HEADER } from '../semconv.js';
-import type { ProviderSource, TraceableContext, TracingConfig } from '../types.js';
+import type { ProviderSource, TracingConfig } from '../types.js';
 import { forceFlush, registeredProvider } from './provider.js';
-import { traceRequest, type RequestTracer } from './request.js';
+import { endHttpSpan, traceRequest, type RequestTracer } from './request.js';
 import { acquireSdk, type SdkLease } from './sdk.js';
 import { VERSION } from './version.js';
 import { w3cTraceContextPropagator } from './w3c.js';
@@ -22,8 +22,8 @@ export class TracingRuntime {
 
   constructor(private readonly config: TracingConfig) {}
 
-  /** The request wrapper registered with `app.wrap()`. */
-  readonly middleware = (ctx: TraceableContext, next: Next): Promise<void> => {
+  /** The request wrapper registered with `host.wrap()`: runs on every protocol. */
+  readonly middleware = (ctx: RequestContext, next: Next): Promise<void> => {
     const ready = this.ready;
     if (ready !== undefined) {
       const ignore = this.config.ignore;
@@ -32,6 +32,11 @@ export class TracingRuntime {
     }
     if (this.passThrough) return next();
     return this.start().then(() => this.middleware(ctx, next));
+  };
+
+  /** The response hook registered with `host.onResponse()`: ends an HTTP request's span with the status sent. */
+  readonly onResponse = (ctx: Context, status: number): void => {
+    endHttpSpan(ctx, status);
   };
 
   /** Where the provider came from, once resolved. */

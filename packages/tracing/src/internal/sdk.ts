@@ -1,6 +1,6 @@
 import { context, createContextKey, propagation, trace, type ContextManager, type TracerProvider } from '@opentelemetry/api';
 import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { OtlpProtocol, TracingConfig } from '../types.js';
 import { globalDelegate, registeredProvider } from './provider.js';
 
@@ -69,7 +69,7 @@ function lease(sdk: SharedSdk): SdkLease {
 }
 
 async function startSdk(config: TracingConfig): Promise<SharedSdk> {
-  const { NodeSDK } = await load('@opentelemetry/sdk-node', () => import('@opentelemetry/sdk-node'));
+  const { NodeSDK } = await loadPeer('@opentelemetry/sdk-node', () => import('@opentelemetry/sdk-node'));
   const ownsContextManager = !hasContextManager();
   const ownsPropagator = propagation.fields().length === 0;
   const env = process.env;
@@ -85,7 +85,7 @@ async function startSdk(config: TracingConfig): Promise<SharedSdk> {
     textMapPropagator: ownsPropagator ? undefined : null,
   };
   if (config.resourceAttributes !== undefined) {
-    const { defaultResource, resourceFromAttributes } = await load('@opentelemetry/resources', () => import('@opentelemetry/resources'));
+    const { defaultResource, resourceFromAttributes } = await loadPeer('@opentelemetry/resources', () => import('@opentelemetry/resources'));
     options.resource = defaultResource().merge(resourceFromAttributes(config.resourceAttributes));
   }
   const sdk = new NodeSDK(options);
@@ -100,22 +100,22 @@ async function startSdk(config: TracingConfig): Promise<SharedSdk> {
 
 /** The span processors for the SDK, or undefined to let the SDK configure them from OTEL_* variables. */
 async function spanProcessors(config: TracingConfig): Promise<SpanProcessor[] | undefined> {
-  if (config.spanProcessors !== undefined) return config.spanProcessors as SpanProcessor[];
+  if (config.spanProcessors !== undefined) return config.spanProcessors;
   const env = process.env;
   const envExporter = env.OTEL_TRACES_EXPORTER?.trim();
   const exporter = config.exporter ?? (envExporter ? (envExporter === 'none' ? 'none' : undefined) : 'otlp');
   // Anything else the variable names (zipkin, several exporters) is the SDK's own business.
   if (exporter === undefined) return undefined;
-  const base = await load('@opentelemetry/sdk-trace-base', () => import('@opentelemetry/sdk-trace-base'));
+  const base = await loadPeer('@opentelemetry/sdk-trace-base', () => import('@opentelemetry/sdk-trace-base'));
   if (exporter === 'none') return [new base.NoopSpanProcessor()];
   if (exporter === 'console') return [new base.SimpleSpanProcessor(new base.ConsoleSpanExporter())];
-  if (typeof exporter === 'object') return [new base.BatchSpanProcessor(exporter as SpanExporter)];
+  if (typeof exporter === 'object') return [new base.BatchSpanProcessor(exporter)];
   const protocol = config.otlpProtocol ?? (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
   if (protocol === 'grpc' && config.endpoint === undefined && config.otlpHeaders === undefined) return undefined;
   const otlp = { url: config.endpoint === undefined ? undefined : tracesUrl(config.endpoint), headers: config.otlpHeaders };
   const { OTLPTraceExporter } = (protocol as OtlpProtocol | undefined) === 'http/json'
-    ? await load('@opentelemetry/exporter-trace-otlp-http', () => import('@opentelemetry/exporter-trace-otlp-http'))
-    : await load('@opentelemetry/exporter-trace-otlp-proto', () => import('@opentelemetry/exporter-trace-otlp-proto'));
+    ? await loadPeer('@opentelemetry/exporter-trace-otlp-http', () => import('@opentelemetry/exporter-trace-otlp-http'))
+    : await loadPeer('@opentelemetry/exporter-trace-otlp-proto', () => import('@opentelemetry/exporter-trace-otlp-proto'));
   return [new base.BatchSpanProcessor(new OTLPTraceExporter(otlp))];
 }
 
@@ -138,17 +138,37 @@ function hasContextManager(): boolean {
   return context.with(context.active().setValue(key, true), () => context.active().getValue(key) === true);
 }
 
-async function load<T extends object>(name: string, importer: () => Promise<T>): Promise<T> {
+/**
+ * Loads one of the SDK packages, optional peer dependencies that only starting the SDK here needs.
+ * Rejects with an error naming the package and the command installing it when it is not installed.
+ */
+export async function loadPeer<T extends object>(name: string, importer: () => Promise<T>): Promise<T> {
   let mod: T & { default?: T };
   try {
     mod = await importer();
   } catch (err) {
-    throw new Error(
-      `@fw/tracing: tracing is enabled and no tracer provider is registered, so the OpenTelemetry SDK is started, ` +
-        `but "${name}" could not be loaded. Install it (npm install ${name}) or register your own tracer provider.`,
-      { cause: err },
-    );
+    if (isNotInstalled(err, name)) {
+      throw new Error(
+        `@fw/tracing: no tracer provider is registered, so tracing starts the OpenTelemetry SDK, which needs "${name}", ` +
+          `an optional peer dependency of @fw/tracing that is not installed. Install it (npm install ${name}) ` +
+          `or register your own tracer provider.`,
+        { cause: err },
+      );
+    }
+    throw new Error(`@fw/tracing: "${name}" could not be loaded: ${errorText(err)}`, { cause: err });
   }
   // A CommonJS package imported from ESM may expose its names only on `default`.
   return mod.default !== undefined && typeof mod.default === 'object' ? { ...mod.default, ...mod } : mod;
+}
+
+/** Whether `err` says `name` itself cannot be found (not something it needs in turn). */
+function isNotInstalled(err: unknown, name: string): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  // require(): "Cannot find module 'x'"; import(): "Cannot find package 'x' imported from ...".
+  return (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && err.message.includes(`'${name}'`);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
