@@ -1,7 +1,8 @@
-import { Application, HTTPError, isHTTPError, ROUTE_META, type AnyMiddleware } from '@fw/core';
+import { Application, HTTPError, isHTTPError, ROUTE_META, type AnyMiddleware, type RequestContext } from '@fw/core';
 import { send, start } from '../test/http.js';
 import { AUTH_REQUIRED_MESSAGE, authenticate, INVALID_TOKEN_MESSAGE } from './index.js';
-import type { ProtocolContext, VerifyFunction } from './index.js';
+import type { VerifyFunction } from './index.js';
+import { callContext } from '../test/contexts.js';
 
 const USERS: Record<string, { sub: string; roles: string[] }> = {
   'token-alice': { sub: 'alice', roles: ['admin'] },
@@ -100,7 +101,7 @@ describe('authenticate(verifier)', () => {
 
   it('passes the token and the context to the verifier, and awaits an async verifier', async () => {
     const seen: Array<{ token: string; path: string; protocol: string }> = [];
-    const asyncVerifier = async (token: string, ctx: ProtocolContext): Promise<{ sub: string }> => {
+    const asyncVerifier = async (token: string, ctx: RequestContext): Promise<{ sub: string }> => {
       seen.push({ token, path: ctx.path, protocol: ctx.protocol });
       await new Promise((resolve) => setTimeout(resolve, 5));
       return { sub: 'async-user' };
@@ -247,16 +248,7 @@ describe('authenticate used directly as middleware', () => {
 });
 
 describe('authenticate on a gRPC context', () => {
-  const grpcContext = (metadata: Record<string, string>): ProtocolContext => ({
-    protocol: 'grpc',
-    method: '/shop.Orders/Get',
-    path: '/shop.Orders/Get',
-    headers: metadata,
-    state: {},
-    ip: '127.0.0.1',
-    statusCode: 0,
-    setHeader: () => undefined,
-  });
+  const grpcContext = (metadata: Record<string, string>) => callContext({ headers: metadata });
 
   it('reads the authorization metadata and sets ctx.user', async () => {
     const ctx = grpcContext({ authorization: 'Bearer token-alice' });
@@ -268,7 +260,7 @@ describe('authenticate on a gRPC context', () => {
 
   it('rejects with a 401 HTTPError that carries WWW-Authenticate, without writing anything', async () => {
     const setHeader = jest.fn();
-    const ctx = { ...grpcContext({}), setHeader };
+    const ctx = callContext({ setHeader });
     const error: unknown = await authenticate(verifier)(ctx, () => Promise.resolve()).catch((err: unknown) => err);
     expect(isHTTPError(error)).toBe(true);
     expect((error as HTTPError).statusCode).toBe(401);

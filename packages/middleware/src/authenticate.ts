@@ -1,17 +1,15 @@
-import { HTTPError, isHTTPError, ROUTE_META, type Next, type RouteMeta } from '@fw/core';
+import { HTTPError, isHTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
+import { bearerToken } from '@fw/core/plugin';
 import { firstValue } from './internal/headers.js';
-import type { AuthenticateConfig, ProtocolContext, ProtocolMiddleware, TokenVerifier, VerifyFunction } from './types.js';
+import type { AuthenticateConfig, TokenVerifier, VerifyFunction } from './types.js';
 
 /** Message of the 401 when no (or no well-formed) bearer token was sent. */
 export const AUTH_REQUIRED_MESSAGE = 'Authentication required';
 /** Message of the 401 when the verifier rejected the token. */
 export const INVALID_TOKEN_MESSAGE = 'Invalid or expired token';
 
-// RFC 6750 §2.1: "Bearer" 1*SP b64token; the scheme is case-insensitive.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-const AUTH_META: RouteMeta = Object.freeze({ auth: true });
-/** Optional authentication documents the token as accepted, not required. */
-const OPTIONAL_AUTH_META: RouteMeta = Object.freeze({ authOptional: true });
+/** The middleware `authenticate(verifier)` returns: it runs on every protocol's context and marks its routes `auth` (or `authOptional`). */
+export type AuthenticateMiddleware = WithMeta<(ctx: RequestContext, next: Next) => Promise<void>>;
 
 /**
  * `authenticate` is both a ready middleware and a factory:
@@ -20,16 +18,16 @@ const OPTIONAL_AUTH_META: RouteMeta = Object.freeze({ authOptional: true });
  */
 export interface Authenticate {
   /** Used directly as middleware: verifies with the verifier given to `authenticate.configure()`. */
-  (ctx: ProtocolContext, next: Next): Promise<void>;
+  (ctx: RequestContext, next: Next): Promise<void>;
   /** Returns a middleware that verifies bearer tokens with `verifier`. */
-  <U>(verifier: TokenVerifier<U> | AuthenticateConfig<U>): ProtocolMiddleware;
+  <U>(verifier: TokenVerifier<U> | AuthenticateConfig<U>): AuthenticateMiddleware;
   /** Sets (or with `null` clears) the verifier the bare `authenticate` middleware uses, process-wide. */
   configure(verifier: TokenVerifier | AuthenticateConfig | null): void;
 }
 
-let configured: ProtocolMiddleware | undefined;
+let configured: AuthenticateMiddleware | undefined;
 
-function bare(ctx: ProtocolContext, next: Next): Promise<void> {
+function bare(ctx: RequestContext, next: Next): Promise<void> {
   if (configured === undefined) {
     return Promise.reject(
       new Error('authenticate was used as middleware but no verifier is configured: call authenticate.configure(verifier) at startup, or use authenticate(verifier)'),
@@ -48,19 +46,21 @@ function bare(ctx: ProtocolContext, next: Next): Promise<void> {
  * app.get('/me', authenticate(jwtVerifier({ secret })), (ctx) => ctx.json(ctx.user));
  * authenticate.configure(jwtVerifier({ jwksUrl })); app.use(authenticate);
  */
-export const authenticate: Authenticate = Object.assign(
-  function authenticate(first: unknown, second?: unknown): Promise<void> | ProtocolMiddleware {
-    if (typeof second === 'function' && first !== null && typeof first === 'object' && 'headers' in first) {
-      return bare(first as ProtocolContext, second as Next);
-    }
-    return createAuthenticate(toConfig(first));
-  } as Authenticate,
-  {
-    configure(verifier: TokenVerifier | AuthenticateConfig | null): void {
-      configured = verifier === null ? undefined : createAuthenticate(toConfig(verifier));
+export const authenticate: WithMeta<Authenticate> = withMeta(
+  Object.assign(
+    function authenticate(first: unknown, second?: unknown): Promise<void> | AuthenticateMiddleware {
+      if (typeof second === 'function' && first !== null && typeof first === 'object' && 'headers' in first) {
+        return bare(first as RequestContext, second as Next);
+      }
+      return createAuthenticate(toConfig(first));
+    } as Authenticate,
+    {
+      configure(verifier: TokenVerifier | AuthenticateConfig | null): void {
+        configured = verifier === null ? undefined : createAuthenticate(toConfig(verifier));
+      },
     },
-    [ROUTE_META]: AUTH_META,
-  },
+  ),
+  { auth: true },
 );
 
 function toConfig(value: unknown): AuthenticateConfig {
@@ -73,7 +73,7 @@ function isService(value: unknown): value is { verify: VerifyFunction } {
   return value !== null && typeof value === 'object' && typeof (value as { verify?: unknown }).verify === 'function';
 }
 
-function createAuthenticate(config: AuthenticateConfig): ProtocolMiddleware {
+function createAuthenticate(config: AuthenticateConfig): AuthenticateMiddleware {
   const { verifier } = config;
   let verify: VerifyFunction;
   if (typeof verifier === 'function') verify = verifier;
@@ -89,17 +89,17 @@ function createAuthenticate(config: AuthenticateConfig): ProtocolMiddleware {
   const challenge = { 'WWW-Authenticate': `Bearer${realmPart}` };
   const invalidChallenge = { 'WWW-Authenticate': `Bearer${realmPart}${realm === undefined ? '' : ','} error="invalid_token"` };
 
-  const middleware = async function authenticate(ctx: ProtocolContext, next: Next): Promise<void> {
+  const middleware = async function authenticate(ctx: RequestContext, next: Next): Promise<void> {
     const header = firstValue(ctx.headers.authorization);
     if (header === undefined || header === '') {
       if (optional) return next();
       throw new HTTPError(401, AUTH_REQUIRED_MESSAGE, undefined, { headers: challenge });
     }
-    const match = BEARER.exec(header);
-    if (match === null) throw new HTTPError(401, AUTH_REQUIRED_MESSAGE, undefined, { headers: challenge });
+    const token = bearerToken(header);
+    if (token === undefined) throw new HTTPError(401, AUTH_REQUIRED_MESSAGE, undefined, { headers: challenge });
     let user: unknown;
     try {
-      user = await verify(match[1]!, ctx);
+      user = await verify(token, ctx);
     } catch (err) {
       if (isHTTPError(err)) {
         // A verifier's own 401 ("token has no exp") still needs the RFC 6750 challenge.
@@ -116,7 +116,8 @@ function createAuthenticate(config: AuthenticateConfig): ProtocolMiddleware {
     ctx.user = user;
     return next();
   };
-  return Object.assign(middleware, { [ROUTE_META]: optional ? OPTIONAL_AUTH_META : AUTH_META });
+  // Optional authentication documents the token as accepted, not required.
+  return withMeta(middleware, optional ? { authOptional: true } : { auth: true });
 }
 
 function hasChallenge(headers: Readonly<Record<string, string>> | undefined): boolean {

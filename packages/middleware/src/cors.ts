@@ -1,5 +1,6 @@
-import { HTTP_METHODS, type Context, type HTTPMethod, type Next } from '@fw/core';
+import { HTTP_METHODS, type Context, type HTTPMethod, type Next, type RequestContext } from '@fw/core';
 import { appendVary, firstValue } from './internal/headers.js';
+import { isHttpContext } from './internal/http-context.js';
 import type { CorsConfig } from './types.js';
 
 /** Methods announced on preflight when `methods` is not given. */
@@ -11,7 +12,7 @@ export const DEFAULT_CORS_MAX_AGE = 86400;
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
-/** The CORS middleware `cors()` returns (HTTP only: it lets gRPC calls through untouched). */
+/** The CORS middleware `cors()` returns (HTTP only: it lets gRPC calls and other protocols' contexts through untouched). */
 export type CorsMiddleware = (ctx: Context, next: Next) => Promise<void>;
 
 /**
@@ -65,9 +66,10 @@ export function cors(config: CorsConfig = {}): CorsMiddleware {
     return predicate!(requestOrigin) === true ? requestOrigin : undefined;
   };
 
-  return function cors(ctx: Context, next: Next): Promise<void> {
-    // HTTP only: a gRPC call context has no raw response and no browser behind it.
-    if (ctx.protocol === 'grpc' || ctx.res === undefined) return next();
+  // Typed on every context because the gRPC package runs the app's middleware on its calls too.
+  return function cors(ctx: RequestContext, next: Next): Promise<void> {
+    // HTTP only: a gRPC call has no browser behind it.
+    if (!isHttpContext(ctx)) return next();
     const requestOrigin = firstValue(ctx.headers.origin);
     const allowed = allowOrigin(requestOrigin);
     if (!anyOrigin) appendVary(ctx.res, 'Origin');

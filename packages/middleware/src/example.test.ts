@@ -1,5 +1,5 @@
 // The README example, run as it is written there (with port 0 instead of 3000).
-import { Application } from '@fw/core';
+import { Application, HTTPError, withMeta, type Next, type RequestContext } from '@fw/core';
 import { SignJWT } from 'jose';
 import { authenticate, cors, jwtVerifier, logger, rateLimit, requireRole } from './index.js';
 
@@ -39,4 +39,28 @@ it('runs the README example', async () => {
   } finally {
     await app.close();
   }
+});
+
+it('runs the README route meta example', async () => {
+  // --- README example starts
+  const partnerKeys = new Set(['k-123']);
+  // An API-key check of your own, documented like authenticate + requireRole('partner').
+  const partnerOnly = withMeta(
+    async (ctx: RequestContext, next: Next) => {
+      const key = ctx.headers['x-api-key'];
+      if (typeof key !== 'string' || !partnerKeys.has(key)) throw new HTTPError(401, 'Partner key required');
+      ctx.user = { sub: key, roles: ['partner'] };
+      await next();
+    },
+    { auth: true, roles: ['partner'] },
+  );
+
+  const app = new Application();
+  app.get('/partner/orders', partnerOnly, rateLimit({ maxRequests: 10 }), (ctx) => ctx.json([]));
+  const meta = app.getRoutes()[0]?.meta;
+  // --- README example ends
+
+  expect(meta).toEqual({ auth: true, roles: ['partner'], rateLimited: { windowMs: 60000, maxRequests: 10 } });
+  expect((await app.inject({ url: '/partner/orders', headers: { 'x-api-key': 'k-123' } })).statusCode).toBe(200);
+  expect((await app.inject('/partner/orders')).statusCode).toBe(401);
 });

@@ -1,6 +1,6 @@
 /**
  * @fw/middleware — the built-in middleware of fw: cors, logger, rateLimit (memory and Redis
- * stores), authenticate (with a jose-based JWT verifier) and requireRole.
+ * stores), authenticate (with a jose-based JWT verifier) and requireRole, and the route meta keys they write.
  */
 export { cors, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE, DEFAULT_CORS_METHODS } from './cors.js';
 export type { CorsMiddleware } from './cors.js';
@@ -12,9 +12,11 @@ export { clientIpKey, DEFAULT_IPV6_SUBNET } from './ip-key.js';
 export { MemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './memory-store.js';
 export { RedisStore, RedisStoreError, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT } from './redis-store.js';
 export { authenticate, AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './authenticate.js';
-export type { Authenticate } from './authenticate.js';
+export type { Authenticate, AuthenticateMiddleware } from './authenticate.js';
 export { requireRole, rolesOf, INSUFFICIENT_ROLE_MESSAGE } from './require-role.js';
 export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './jwt.js';
+// Also declares the route meta keys (`auth`, `authOptional`, `roles`, `rateLimited`) on core's RouteMeta.
+export type { RateLimitedMeta } from './route-meta.js';
 export type {
   AuthenticateConfig,
   CorsConfig,
@@ -26,8 +28,6 @@ export type {
   LogTarget,
   MemoryStoreConfig,
   OriginPredicate,
-  ProtocolContext,
-  ProtocolMiddleware,
   PublicKeyInput,
   RateLimitConfig,
   RateLimitHit,

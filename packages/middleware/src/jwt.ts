@@ -1,12 +1,13 @@
-import { createPublicKey, KeyObject, type JsonWebKey as NodeJsonWebKey, type webcrypto } from 'node:crypto';
+import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
 import { HTTPError } from '@fw/core';
+import type * as JoseModule from 'jose';
 import type { JWTVerifyGetKey, JWTVerifyOptions, KeyInput } from 'jose';
-import type { JsonWebKeyInput, JwtClaims, JwtVerifier, JwtVerifierConfig, PublicKeyInput } from './types.js';
+import type { JwtClaims, JwtVerifier, JwtVerifierConfig, PublicKeyInput } from './types.js';
 
 /** Algorithms a JWKS URL accepts when `algorithms` is not given: every asymmetric JWS algorithm. */
 export const DEFAULT_JWKS_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
-type Jose = typeof import('jose');
+type Jose = typeof JoseModule;
 let jose: Promise<Jose> | undefined;
 
 /**
@@ -19,6 +20,7 @@ function loadJose(): Promise<Jose> {
   return (jose ??= import('jose').catch((importError: unknown) => {
     if (typeof require === 'function') {
       try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS fallback described above, for hosts without import()
         return require('jose') as Jose;
       } catch {
         // Report the import() failure below: it is the primary way of loading jose.
@@ -64,8 +66,8 @@ export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
     defaultAlgorithms = DEFAULT_JWKS_ALGORITHMS;
   }
 
-  const algorithms = config.algorithms ?? defaultAlgorithms;
-  if (!Array.isArray(algorithms) || algorithms.length === 0 || algorithms.some((alg) => typeof alg !== 'string' || alg === '')) {
+  const algorithms: readonly string[] = config.algorithms ?? defaultAlgorithms;
+  if (!isNameList(algorithms)) {
     throw new TypeError('jwtVerifier: algorithms must be a non-empty array of algorithm names');
   }
   const symmetric = config.secret !== undefined;
@@ -109,10 +111,10 @@ export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
 
   return async function verifyJwt(token: string): Promise<JwtClaims> {
     const { jwtVerify } = await loadJose();
-    if (jwksUrl === undefined) return accepted((await jwtVerify(token, key!, options)).payload as JwtClaims);
+    if (jwksUrl === undefined) return accepted((await jwtVerify<JwtClaims>(token, key!, options)).payload);
     let claims: JwtClaims;
     try {
-      claims = (await jwtVerify(token, await remote(), options)).payload as JwtClaims;
+      claims = (await jwtVerify<JwtClaims>(token, await remote(), options)).payload;
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
       if (typeof code !== 'string' || !code.startsWith('ERR_J') || KEY_SERVER_ERRORS.has(code)) {
@@ -122,6 +124,11 @@ export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
     }
     return accepted(claims);
   };
+}
+
+/** Whether `value` is a non-empty array of non-empty strings (options may come from untyped config). */
+function isNameList(value: unknown): boolean {
+  return Array.isArray(value) && value.length > 0 && (value as unknown[]).every((name) => typeof name === 'string' && name !== '');
 }
 
 function secretBytes(secret: string | Uint8Array): Uint8Array {
@@ -154,9 +161,9 @@ function publicKey(input: PublicKeyInput): { key: KeyInput; algorithms: string[]
       keyObject = input.type === 'private' ? createPublicKey(input) : input;
     } else if (typeof input === 'string') {
       keyObject = createPublicKey(input);
-    } else if (input !== null && typeof input === 'object' && typeof (input as JsonWebKeyInput).kty === 'string') {
+    } else if (input !== null && typeof input === 'object' && typeof input.kty === 'string') {
       if (input.kty === 'oct') throw new TypeError('an "oct" JWK is a shared secret (use the secret option)');
-      keyObject = createPublicKey({ key: input as NodeJsonWebKey, format: 'jwk' });
+      keyObject = createPublicKey({ key: input, format: 'jwk' });
       if (typeof input.alg === 'string') jwkAlg = input.alg;
     } else {
       throw new TypeError('expected a KeyObject, a CryptoKey, a PEM string or a JWK');

@@ -1,4 +1,7 @@
-import { Application, HTTPError, type Context } from '@fw/core';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { Application, Context, HTTPError } from '@fw/core';
+import { callContext, runOnCall } from '../test/contexts.js';
 import { send, start } from '../test/http.js';
 import { logger } from './index.js';
 import type { LoggerConfig } from './index.js';
@@ -282,6 +285,7 @@ describe('logger()', () => {
         ),
       );
       // Only the tag's own colour codes are raw escapes; every following line is a real frame.
+      // eslint-disable-next-line no-control-regex -- the test looks for raw control characters on purpose
       expect(head!.replaceAll(`${ESC}[31m`, '').replaceAll(`${ESC}[39m`, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
       expect(frames.length).toBeGreaterThan(0);
       for (const frame of frames) {
@@ -293,7 +297,11 @@ describe('logger()', () => {
 
   it('escapes control characters in the method, the path and a thrown string', async () => {
     const lines: string[] = [];
-    const ctx = { protocol: 'http', method: 'GET\u001b[1m', path: '/a\nb\u2028c', statusCode: 200 } as unknown as Context;
+    // Neither can come over the wire (node refuses them), so the context is made by hand.
+    const req = new IncomingMessage(new Socket());
+    req.method = 'GET\u001b[1m';
+    req.url = '/a\nb\u2028c';
+    const ctx = new Context(req, new ServerResponse(req), { bodyLimit: 1024, maxKeys: 10, maxJsonDepth: 8, trustProxy: false }).status(200);
     await logger({ stream: (line) => lines.push(line) })(ctx, () => Promise.resolve());
     await expect(logger({ stream: (line) => lines.push(line) })(ctx, () => Promise.reject('bad\r\nthing'))).rejects.toBe('bad\r\nthing');
     expect(lines[0]).toMatch(/^\[200\] GET\\x1b\[1m \/a\\nb\\u2028c - \d+ms$/);
@@ -319,6 +327,14 @@ describe('logger()', () => {
     expect(() => logger({ stream: {} as unknown as LoggerConfig['stream'] })).toThrow(/write\(chunk\)/);
     expect(() => logger({ colors: 'yes' as unknown as boolean })).toThrow(/colors must be a boolean/);
     expect(() => logger({ clientErrorStacks: 1 as unknown as boolean })).toThrow(/clientErrorStacks must be a boolean/);
+  });
+
+  it('lets the call context of another protocol through without logging', async () => {
+    const lines: string[] = [];
+    const next = jest.fn(() => Promise.resolve());
+    await runOnCall(logger({ stream: (line) => lines.push(line) }), callContext({ protocol: 'websocket', method: 'GET', path: '/live', statusCode: 200 }), next);
+    expect(next).toHaveBeenCalledTimes(1);
+    expect(lines).toEqual([]);
   });
 
   it('lets a gRPC call context through without logging', async () => {

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { escapeLogText, isHTTPError, type Context, type Next } from '@fw/core';
+import { isHTTPError, type Context, type Next, type RequestContext } from '@fw/core';
+import { escapeLogText } from '@fw/core/plugin';
 import { useColors } from './internal/colors.js';
+import { isHttpContext } from './internal/http-context.js';
 import type { LoggerConfig, LogTarget } from './types.js';
 
-/** The logging middleware `logger()` returns (HTTP only: it lets gRPC calls through untouched). */
+/** The logging middleware `logger()` returns (HTTP only: it lets gRPC calls and other protocols' contexts through untouched). */
 export type LoggerMiddleware = (ctx: Context, next: Next) => Promise<void>;
 
 const GREEN = '\u001b[32m';
@@ -42,8 +44,9 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
     }
   };
 
-  return async function logger(ctx: Context, next: Next): Promise<void> {
-    if (ctx.protocol === 'grpc') return next();
+  // Typed on every context because the gRPC package runs the app's middleware on its calls too.
+  return async function logger(ctx: RequestContext, next: Next): Promise<void> {
+    if (!isHttpContext(ctx)) return next();
     const start = performance.now();
     try {
       await next();
@@ -55,8 +58,8 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
       write(`${head} ${requestLine(ctx)} - ${elapsed(start)}ms ${errorText(err, withStack)}`);
       throw err;
     }
-    // Nothing answered yet means the framework will send its 404.
-    const status = ctx.statusCode || 404;
+    // Core settles the status before `next()` resolves: a request nobody answered reads 404 here.
+    const status = ctx.statusCode;
     const tag = `[${status}]`;
     write(`${colors ? paint(status, tag) : tag} ${requestLine(ctx)} - ${elapsed(start)}ms`);
   };

@@ -1,7 +1,8 @@
-import { Application, HTTPError, isHTTPError, type ApplicationConfig, type Context } from '@fw/core';
+import { Application, HTTPError, isHTTPError, type ApplicationConfig, type Context, type RequestContext } from '@fw/core';
 import { send, start, type TestResponse } from '../test/http.js';
 import { DEFAULT_RATE_LIMIT_MESSAGE, rateLimit } from './index.js';
-import type { ProtocolContext, RateLimitConfig, RateLimitHit, RateLimitStore } from './index.js';
+import type { RateLimitConfig, RateLimitHit, RateLimitStore } from './index.js';
+import { callContext } from '../test/contexts.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -134,7 +135,7 @@ describe('rateLimit() fields', () => {
   });
 
   it('uses keyGenerator for the key', async () => {
-    const keyGenerator = (ctx: ProtocolContext): string => String(ctx.headers['x-api-key'] ?? 'anonymous');
+    const keyGenerator = (ctx: RequestContext): string => String(ctx.headers['x-api-key'] ?? 'anonymous');
     await withLimit({ maxRequests: 2, keyGenerator }, async (url) => {
       const a = await sendMany(`${url}/ok`, 3, { 'x-api-key': 'alpha' });
       expect(a.map((r) => r.status)).toEqual([200, 200, 429]);
@@ -307,8 +308,8 @@ describe('rateLimit() behind an error middleware', () => {
 });
 
 describe('rateLimit() under a flood of new clients', () => {
-  function context(ip: string): ProtocolContext {
-    return { protocol: 'http', method: 'GET', path: '/', headers: {}, state: {}, ip, statusCode: 200, setHeader: () => undefined };
+  function context(ip: string) {
+    return callContext({ protocol: 'http', method: 'GET', path: '/', ip, statusCode: 200, setHeader: () => undefined });
   }
 
   it('keeps a busy client limited while 100,000 fresh client addresses arrive', async () => {
@@ -382,6 +383,23 @@ describe('rateLimit() when the store fails', () => {
     }
   });
 
+  it('writes that report as one escaped entry with the store error, as the app logger does', async () => {
+    const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const store = new FlakyStore();
+    store.increment = () => Promise.reject(new Error('store unreachable\n[200] GET /forged'));
+    try {
+      await withLimit({ store }, async (url) => {
+        await send(`${url}/ok`);
+      });
+      const calls = error.mock.calls.filter((call) => String(call[0]).startsWith('rateLimit:'));
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toHaveLength(1);
+      expect(String(calls[0]![0])).toContain('Error: store unreachable\\n[200] GET /forged');
+    } finally {
+      error.mockRestore();
+    }
+  });
+
   it('answers 503 with the standard body when failClosed is set', async () => {
     await withLimit({ store: new FlakyStore(), failClosed: true, onStoreError: () => undefined }, async (url) => {
       const res = await send(`${url}/ok`);
@@ -393,21 +411,8 @@ describe('rateLimit() when the store fails', () => {
 
 describe('rateLimit() on a non-HTTP context', () => {
   /** A context shaped like the gRPC package's: headers from metadata, setHeader adds metadata. */
-  function grpcContext(ip: string): ProtocolContext & { sent: Record<string, string> } {
-    const sent: Record<string, string> = {};
-    return {
-      protocol: 'grpc',
-      method: '/shop.Orders/Create',
-      path: '/shop.Orders/Create',
-      headers: { 'x-user': 'u1' },
-      state: {},
-      ip,
-      statusCode: 200,
-      sent,
-      setHeader(key: string, value: string) {
-        sent[key.toLowerCase()] = value;
-      },
-    };
+  function grpcContext(ip: string, statusCode = 200) {
+    return callContext({ path: '/shop.Orders/Create', headers: { 'x-user': 'u1' }, ip, statusCode });
   }
 
   it('sets its headers through setHeader and rejects with a 429 HTTPError carrying them', async () => {
@@ -441,9 +446,8 @@ describe('rateLimit() on a non-HTTP context', () => {
 
   it('reads the final status from ctx.statusCode after next for the skip options', async () => {
     const limit = rateLimit({ maxRequests: 1, skipFailedRequests: true });
-    const failing = { ...grpcContext('10.0.0.2'), statusCode: 404 };
-    await limit(failing, () => Promise.resolve());
-    await limit({ ...grpcContext('10.0.0.2'), statusCode: 404 }, () => Promise.resolve());
+    await limit(grpcContext('10.0.0.2', 404), () => Promise.resolve());
+    await limit(grpcContext('10.0.0.2', 404), () => Promise.resolve());
     const ok = grpcContext('10.0.0.2');
     await limit(ok, () => Promise.resolve());
     expect(ok.sent['x-ratelimit-remaining']).toBe('0');
@@ -453,7 +457,7 @@ describe('rateLimit() on a non-HTTP context', () => {
     const app = new Application();
     const limit = rateLimit<Context>({ keyGenerator: (ctx) => ctx.req.headers.host ?? '' });
     app.use(limit);
-    app.use(rateLimit());
-    expect(app.getMiddleware()).toHaveLength(2);
+    app.get('/', limit, rateLimit(), (ctx) => ctx.text('ok'));
+    expect(app.getRoutes()[0]!.middleware).toHaveLength(2);
   });
 });

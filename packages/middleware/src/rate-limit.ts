@@ -1,7 +1,9 @@
-import { HTTPError, ROUTE_META, toHTTPError, type Next } from '@fw/core';
+import { HTTPError, toHTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
+import { defaultLog } from '@fw/core/plugin';
 import { checkSubnet, DEFAULT_IPV6_SUBNET, ipKey } from './ip-key.js';
 import { MemoryStore } from './memory-store.js';
-import type { ProtocolContext, RateLimitConfig, RateLimitHit, StandardHeadersDraft } from './types.js';
+import type { RateLimitedMeta } from './route-meta.js';
+import type { RateLimitConfig, RateLimitHit, StandardHeadersDraft } from './types.js';
 
 /** Window length when `windowMs` is not given. */
 export const DEFAULT_RATE_LIMIT_WINDOW_MS = 60_000;
@@ -10,8 +12,8 @@ export const DEFAULT_RATE_LIMIT_MAX_REQUESTS = 100;
 /** Message of the 429 body when `message` is not given. */
 export const DEFAULT_RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
 
-/** The rate-limiting middleware `rateLimit()` returns; it works on HTTP, GraphQL and gRPC contexts. */
-export type RateLimitMiddleware<C extends ProtocolContext = ProtocolContext> = (ctx: C, next: Next) => Promise<void>;
+/** The rate-limiting middleware `rateLimit()` returns; it works on HTTP, GraphQL and gRPC contexts and marks its routes `rateLimited`. */
+export type RateLimitMiddleware<C extends RequestContext = RequestContext> = WithMeta<(ctx: C, next: Next) => Promise<void>>;
 
 /**
  * Limits requests per key (default: the client IP, `ctx.ip`, with IPv6 clients counted per /56
@@ -24,7 +26,7 @@ export type RateLimitMiddleware<C extends ProtocolContext = ProtocolContext> = (
  * app.use(rateLimit({ windowMs: 60_000, maxRequests: 100 }));
  * app.post('/login', rateLimit({ maxRequests: 5, skipSuccessfulRequests: true }), login);
  */
-export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: RateLimitConfig<C> = {}): RateLimitMiddleware<C> {
+export function rateLimit<C extends RequestContext = RequestContext>(config: RateLimitConfig<C> = {}): RateLimitMiddleware<C> {
   const windowMs = config.windowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS;
   const max = config.maxRequests ?? DEFAULT_RATE_LIMIT_MAX_REQUESTS;
   const ipv6Subnet = config.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
@@ -135,8 +137,7 @@ export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: R
     if (!undoing) return next();
     return next().then(
       () => {
-        // Nothing answered means the framework's 404.
-        if (skipped(ctx.statusCode || 404)) undo(key);
+        if (skipped(ctx.statusCode)) undo(key);
       },
       (err: unknown) => {
         if (skipped(toHTTPError(err).statusCode)) undo(key);
@@ -164,11 +165,13 @@ export function rateLimit<C extends ProtocolContext = ProtocolContext>(config: R
       }
       return proceed(ctx, next, key, hit);
     } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what skip or keyGenerator threw, as an async function would
       return Promise.reject(err);
     }
   };
   // Marks the routes it guards, so documentation can list their 429.
-  return Object.assign(middleware, { [ROUTE_META]: { rateLimited: { windowMs, maxRequests: max } } });
+  const rateLimited: RateLimitedMeta = Object.freeze({ windowMs, maxRequests: max });
+  return withMeta(middleware, { rateLimited });
 }
 
 function standardDraft(option: boolean | StandardHeadersDraft): StandardHeadersDraft | undefined {
@@ -181,6 +184,6 @@ function standardDraft(option: boolean | StandardHeadersDraft): StandardHeadersD
 function defaultStoreErrorLog(failClosed: boolean): (error: unknown) => void {
   return (error) => {
     const outcome = failClosed ? 'answering 503' : 'letting requests through unlimited';
-    console.error(`rateLimit: the rate-limit store failed; ${outcome} until it answers again.`, error);
+    defaultLog(`rateLimit: the rate-limit store failed; ${outcome} until it answers again.`, error);
   };
 }

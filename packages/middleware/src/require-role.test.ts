@@ -1,7 +1,7 @@
-import { Application, isHTTPError, type AnyMiddleware, type HTTPError } from '@fw/core';
+import { Application, isHTTPError, type AnyMiddleware } from '@fw/core';
 import { send, start } from '../test/http.js';
 import { authenticate, INSUFFICIENT_ROLE_MESSAGE, requireRole, rolesOf } from './index.js';
-import type { ProtocolContext } from './index.js';
+import { callContext } from '../test/contexts.js';
 
 const USERS: Record<string, unknown> = {
   admin: { sub: 'a', roles: ['admin', 'user'] },
@@ -114,24 +114,14 @@ describe('requireRole()', () => {
   });
 
   it('works on a gRPC context, rejecting with HTTPErrors', async () => {
-    const ctx = (user: unknown): ProtocolContext => ({
-      protocol: 'grpc',
-      method: '/a.B/C',
-      path: '/a.B/C',
-      headers: {},
-      state: {},
-      ip: '',
-      statusCode: 0,
-      user,
-      setHeader: () => undefined,
-    });
+    const ctx = (user: unknown) => callContext({ path: '/a.B/C', ip: '', user });
     const next = jest.fn(() => Promise.resolve());
     await requireRole('admin')(ctx({ roles: ['admin'] }), next);
     expect(next).toHaveBeenCalledTimes(1);
     const forbidden: unknown = await requireRole('admin')(ctx({ roles: [] }), next).catch((e: unknown) => e);
-    expect(isHTTPError(forbidden) && (forbidden as HTTPError).statusCode).toBe(403);
+    expect(isHTTPError(forbidden) && forbidden.statusCode).toBe(403);
     const anonymous: unknown = await requireRole('admin')(ctx(undefined), next).catch((e: unknown) => e);
-    expect(isHTTPError(anonymous) && (anonymous as HTTPError).statusCode).toBe(401);
+    expect(isHTTPError(anonymous) && anonymous.statusCode).toBe(401);
     expect(next).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,6 +1,5 @@
-import { HTTPError, ROUTE_META, type Next } from '@fw/core';
+import { HTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
 import { AUTH_REQUIRED_MESSAGE } from './authenticate.js';
-import type { ProtocolContext, ProtocolMiddleware } from './types.js';
 
 /** Message of the 403 when the user lacks every required role. */
 export const INSUFFICIENT_ROLE_MESSAGE = 'Insufficient permissions';
@@ -14,12 +13,14 @@ export const INSUFFICIENT_ROLE_MESSAGE = 'Insufficient permissions';
  * @example
  * app.delete('/users/:id', authenticate, requireRole('admin'), removeUser);
  */
-export function requireRole(role: string | readonly string[]): ProtocolMiddleware {
-  const required = typeof role === 'string' ? [role] : Array.isArray(role) ? [...role] : [];
-  if (required.length === 0 || required.some((r) => typeof r !== 'string' || r === '')) {
+export function requireRole(role: string | readonly string[]): WithMeta<(ctx: RequestContext, next: Next) => Promise<void>> {
+  const given: readonly unknown[] = typeof role === 'string' ? [role] : Array.isArray(role) ? (role as readonly unknown[]) : [];
+  if (given.length === 0 || !given.every((r): r is string => typeof r === 'string' && r !== '')) {
     throw new TypeError('requireRole expects a role name or a non-empty array of role names');
   }
-  const middleware = async function requireRole(ctx: ProtocolContext, next: Next): Promise<void> {
+  // A copy, so the caller changing its list later changes neither the check nor the documentation.
+  const required: readonly string[] = Object.freeze([...given]);
+  const middleware = async function requireRole(ctx: RequestContext, next: Next): Promise<void> {
     const user = ctx.user ?? ctx.state.user;
     if (user === undefined || user === null) {
       throw new HTTPError(401, AUTH_REQUIRED_MESSAGE, undefined, { headers: { 'WWW-Authenticate': 'Bearer' } });
@@ -30,7 +31,7 @@ export function requireRole(role: string | readonly string[]): ProtocolMiddlewar
     }
     return next();
   };
-  return Object.assign(middleware, { [ROUTE_META]: { auth: true, roles: required } });
+  return withMeta(middleware, { auth: true, roles: required });
 }
 
 /** The role names a user carries in `roles` and `role`. */

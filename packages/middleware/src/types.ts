@@ -1,33 +1,5 @@
 import type { KeyObject, webcrypto } from 'node:crypto';
-import type { HTTPMethod, Next } from '@fw/core';
-
-/**
- * The part of a request context that cross-protocol middleware (authenticate, requireRole,
- * rateLimit) touches. The core HTTP `Context` and the gRPC call context both have this shape.
- */
-export interface ProtocolContext {
-  /** Request headers (HTTP) or call metadata (gRPC), lower-case keys. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The authenticated user, once known. */
-  user?: unknown;
-  /** Scratch storage shared by the middleware of one request. */
-  readonly state: Record<string, unknown>;
-  /** The client address (the socket's, or from `X-Forwarded-For` per the app's `trustProxy`). */
-  readonly ip: string;
-  /** The HTTP method, or the gRPC method path. */
-  readonly method: string;
-  /** The request path, or the gRPC method path `/<package>.<Service>/<Method>`. */
-  readonly path: string;
-  /** `http`, `graphql` or `grpc`. */
-  readonly protocol: string;
-  /** The status the response has or will have; read it after `await next()`. */
-  readonly statusCode: number;
-  /** Sets a response header (HTTP) or response metadata (gRPC). */
-  setHeader(key: string, value: string): unknown;
-}
-
-/** A middleware that works on any protocol's context. */
-export type ProtocolMiddleware = (ctx: ProtocolContext, next: Next) => Promise<void>;
+import type { HTTPMethod, RequestContext } from '@fw/core';
 
 // ---------------------------------------------------------------------------------------------
 // cors
@@ -116,7 +88,7 @@ export interface RateLimitStore {
 export type StandardHeadersDraft = 'draft-7' | 'draft-8';
 
 /** Options of `rateLimit()`. */
-export interface RateLimitConfig<C extends ProtocolContext = ProtocolContext> {
+export interface RateLimitConfig<C extends RequestContext = RequestContext> {
   /** Length of a window in milliseconds. @default 60000 */
   windowMs?: number;
   /** Requests allowed per key per window. @default 100 */
@@ -154,7 +126,7 @@ export interface RateLimitConfig<C extends ProtocolContext = ProtocolContext> {
   failClosed?: boolean;
   /**
    * Told about store failures: once when the store starts failing (again after it recovered).
-   * @default console.error with a one-line explanation
+   * @default one escaped entry on stderr (core's `defaultLog`): the explanation and the store's error
    */
   onStoreError?: (error: unknown) => void;
 }
@@ -193,7 +165,7 @@ export interface RedisStoreConfig {
 // authenticate
 
 /** Checks a bearer token and returns the user; throwing or returning nothing means "invalid". */
-export type VerifyFunction<U = unknown> = (token: string, ctx: ProtocolContext) => U | null | undefined | false | Promise<U | null | undefined | false>;
+export type VerifyFunction<U = unknown> = (token: string, ctx: RequestContext) => U | null | undefined | false | Promise<U | null | undefined | false>;
 
 /** A token-verification service: an object with a `verify` method. */
 export interface VerifierService<U = unknown> {
@@ -267,4 +239,4 @@ export interface JwtVerifierConfig {
 }
 
 /** The verifier `jwtVerifier()` returns: usable with `authenticate(verifier)`. */
-export type JwtVerifier = (token: string, ctx?: ProtocolContext) => Promise<JwtClaims>;
+export type JwtVerifier = (token: string, ctx?: RequestContext) => Promise<JwtClaims>;

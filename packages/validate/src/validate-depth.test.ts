@@ -26,7 +26,7 @@ const DEPTH = 100_000;
 function preParsed(part: 'body' | 'query', value: unknown) {
   return (ctx: Context, next: Next): Promise<void> => {
     if (part === 'body') ctx.body = value;
-    else ctx.query = value as Context['query'];
+    else ctx.query = value;
     return next();
   };
 }
