@@ -57,8 +57,8 @@ export class Application {
       log: this.#log,
       claim: (path, handler, protocol) => pipeline.claim(path, handler, protocol),
       wrap: (middleware) => (pipeline.wrappers.push(middleware), pipeline.changed()),
-      middleware: () => pipeline.middleware.slice(),
-      wrappers: () => pipeline.wrappers.slice(),
+      middleware: () => pipeline.middlewareView(),
+      wrappers: () => pipeline.wrappersView(),
       routes: () => this.#root.getRoutes(),
     });
   }

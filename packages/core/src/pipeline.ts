@@ -29,6 +29,8 @@ export class Pipeline {
   notFound: ComposedMiddleware<Context> | undefined = undefined;
   readonly #claims = new Map<string, Claim>();
   #chain: ComposedMiddleware<Context> | undefined = undefined;
+  #middlewareView: readonly AnyMiddleware[] | undefined = undefined;
+  #wrappersView: readonly AnyMiddleware[] | undefined = undefined;
 
   constructor(
     private readonly router: Router,
@@ -38,6 +40,21 @@ export class Pipeline {
   /** Forgets the composed chain after `use` or `wrap`; the next request composes it again. */
   changed(): void {
     this.#chain = undefined;
+    this.#middlewareView = undefined;
+    this.#wrappersView = undefined;
+  }
+
+  /**
+   * The global middleware as a frozen list that stays the same object until the next `use`, so a
+   * plugin that runs it for another protocol can tell "unchanged" by identity, per call.
+   */
+  middlewareView(): readonly AnyMiddleware[] {
+    return (this.#middlewareView ??= Object.freeze(this.middleware.slice()));
+  }
+
+  /** The wrappers as a frozen list that stays the same object until the next `wrap`. */
+  wrappersView(): readonly AnyMiddleware[] {
+    return (this.#wrappersView ??= Object.freeze(this.wrappers.slice()));
   }
 
   /** Answers every request to exactly `path` with `handler`, after the global middleware. */

@@ -207,3 +207,24 @@ describe('ctx.statusCode after the chain', () => {
     expect(seen).toEqual({ 'GET /nowhere': 404, 'OPTIONS /books': 204, 'GET /stream': 206, 'GET /silent': 404, 'GET /gone': 410 });
   });
 });
+
+describe('host.middleware() and host.wrappers()', () => {
+  it('return the same frozen list until use() or wrap() changes it', async () => {
+    const { Application } = await import('./index.js');
+    const app = new Application();
+    let host: import('./plugin-host.js').PluginHost | undefined;
+    app.register({ name: 'probe', setup: (h) => void (host = h) });
+    const mw = async (_ctx: unknown, next: () => Promise<void>) => next();
+    app.use(mw);
+    const first = host!.middleware();
+    expect(host!.middleware()).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    app.use(mw);
+    expect(host!.middleware()).not.toBe(first);
+    expect(host!.middleware()).toHaveLength(2);
+    const wrappers = host!.wrappers();
+    expect(host!.wrappers()).toBe(wrappers);
+    host!.wrap(mw);
+    expect(host!.wrappers()).not.toBe(wrappers);
+  });
+});

@@ -32,9 +32,13 @@ export interface PluginHost {
   claimPath(path: string, handler: AnyMiddleware, options?: ClaimOptions): this;
   /** Adds middleware that runs outside all global middleware (tracing, protocol error shaping), outermost first. */
   wrap(middleware: Middleware<RequestContext> | AnyMiddleware): this;
-  /** The app's global middleware (`app.use`) as it is now, in order: read it per call to follow later `use()`s. */
+  /**
+   * The app's global middleware (`app.use`) as it is now, in order: read it per call to follow later
+   * `use()`s. A frozen list that is the same object until the next `use()`, so comparing it by
+   * identity tells whether it changed.
+   */
   middleware(): readonly AnyMiddleware[];
-  /** The wrappers added with `wrap()`, outermost first. */
+  /** The wrappers added with `wrap()`, outermost first; the same frozen list until the next `wrap()`. */
   wrappers(): readonly AnyMiddleware[];
   /** The compiled route records (the same records until the routes change). */
   routes(): readonly Route[];

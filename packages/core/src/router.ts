@@ -301,9 +301,26 @@ export class Router {
       if (schema !== undefined) route.schema = schema;
       const meta = mergeMeta(entry.meta, described);
       if (meta !== undefined) route.meta = meta;
+      // With middleware in front of it, the handler is followed by "nothing answered means 404",
+      // so the route's own middleware reads the final status after `await next()` too.
+      if (chainList.length > 1) chainList[chainList.length - 1] = settling(handler);
       emit(entry.methods, route, compose<Context>(chainList as Middleware<Context>[]));
     }
   }
+}
+
+/** The handler, then the not-found answer when it answered nothing. */
+function settling(handler: AnyMiddleware): AnyMiddleware {
+  const run = handler as Middleware<Context>;
+  const settle = (ctx: Context): void => {
+    if (!ctx.responded) ctx._notFound();
+  };
+  return (ctx: Context, next) => {
+    const result = run(ctx, next);
+    if (result instanceof Promise) return result.then(() => settle(ctx));
+    settle(ctx);
+    return result;
+  };
 }
 
 function mergeSchema(explicit: RouteSchema | undefined, chain: readonly AnyMiddleware[]): RouteSchema | undefined {

@@ -61,6 +61,37 @@ describe('answers given by global middleware after next() when no route answered
   });
 });
 
+describe('the status route middleware reads after next()', () => {
+  it('is the 404 that will be sent when the route handler answers nothing, sync or async', async () => {
+    const seen: number[] = [];
+    const { port } = await serve((app) => {
+      const record = async (ctx: { statusCode: number }, next: () => Promise<void>): Promise<void> => {
+        await next();
+        seen.push(ctx.statusCode);
+      };
+      app.get('/silent', record, () => undefined);
+      app.get('/silent-async', record, async () => undefined);
+      app.get('/answers', record, (ctx) => ctx.json({ ok: true }, 201));
+    });
+    expect((await fetchRaw(port, '/silent')).status).toBe(404);
+    expect((await fetchRaw(port, '/silent-async')).status).toBe(404);
+    expect((await fetchRaw(port, '/answers')).status).toBe(201);
+    expect(seen).toEqual([404, 404, 201]);
+  });
+
+  it('lets route middleware answer after next() with 200 when the handler answered nothing', async () => {
+    const { port } = await serve((app) => {
+      app.get('/late', async (ctx, next) => {
+        await next();
+        ctx.json({ late: true });
+      }, () => undefined);
+    });
+    const res = await fetchRaw(port, '/late');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toEqual({ late: true });
+  });
+});
+
 describe('the status set through the context on the raw response', () => {
   it('sends the status of ctx.status() when the handler ends ctx.res itself', async () => {
     const { port } = await serve((app) => {
