@@ -8,7 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
-import { Application, DEFAULT_GRAPHQL_LIMITS, graphqlPlugin } from '@fw/app';
+import { Application } from '@fw/app/core';
+import { DEFAULT_GRAPHQL_LIMITS, graphqlPlugin } from '@fw/app/graphql';
 import { shapes, typeDefs } from './shapes.mjs';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, json: { type: 'string' } } });

@@ -8,7 +8,8 @@
 // To add a router: append an entry here; run.mjs picks it up.
 // hono's RegExpRouter is not here: it rejects this table (UnsupportedPathError on `/gists/:id`,
 // next to `/gists/starred` etc.), so hono's default SmartRouter falls back to its TrieRouter.
-import { Router, TrieMatcher } from '@fw/core';
+import { Router } from '@fw/core';
+import { TrieMatcher } from '@fw/core/plugin';
 import FindMyWay from 'find-my-way';
 import { TrieRouter } from 'hono/router/trie-router';
 

@@ -1,16 +1,5 @@
-import {
-  authenticate,
-  cors,
-  createApp,
-  errorBody,
-  logger,
-  openapiPlugin,
-  rateLimit,
-  ROUTE_META,
-  toHTTPError,
-  type App,
-  type Middleware,
-} from '@fw/app';
+import { authenticate, cors, createApp, logger, openapiPlugin, rateLimit, withMeta, type App, type Middleware } from '@fw/app';
+import { errorBody, toHTTPError } from '@fw/app/core';
 import { demoVerifier, mintToken } from './auth.js';
 import type { DemoConfig } from './config.js';
 import { InMemoryRepository, SEED } from './domain/repository.js';
@@ -94,9 +83,8 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
   // The global authenticate above already verified any token sent; this only insists on one,
   // answering 401 with WWW-Authenticate through the strict middleware when there is none.
   const strict = authenticate({ verifier });
-  const requireAuth: Middleware = Object.assign((ctx: Parameters<Middleware>[0], next: Parameters<Middleware>[1]) => (ctx.user !== undefined ? next() : strict(ctx, next)), {
-    [ROUTE_META]: { auth: true },
-  });
+  // Marked `auth` for the OpenAPI document (401/403 and the bearer requirement), as `authenticate` marks itself.
+  const requireAuth = withMeta<Middleware>((ctx, next) => (ctx.user !== undefined ? next() : strict(ctx, next)), { auth: true });
   app.get('/', (ctx) =>
     ctx.json({
       service: 'fw demo bookstore',

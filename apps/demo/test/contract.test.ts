@@ -1,4 +1,5 @@
-import { checkContract, type InjectRequest, type InjectResponse, type OpenAPIDocument } from '@fw/app';
+import type { InjectRequest, InjectResponse } from '@fw/app/core';
+import { checkContract, type OpenAPIDocument } from '@fw/app/openapi';
 import { mintToken } from '../src/auth.js';
 import { DEV_JWT_SECRET } from '../src/config.js';
 import { ORDER_LIMITS } from '../src/domain/rules.js';

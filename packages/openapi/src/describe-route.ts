@@ -1,7 +1,29 @@
-import { ROUTE_META, ROUTE_SCHEMA, type Next, type RouteMeta, type RouteSchema } from '@fw/core';
+import { ROUTE_SCHEMA, withMeta } from '@fw/core';
+import type { Next, ROUTE_META, RouteMeta, RouteSchema } from '@fw/core';
 
 /** Error statuses (400–599) a route answers: `[409, 404]`, or `{ 409: 'Not enough stock' }` with a description each. */
 export type RouteErrors = readonly number[] | Readonly<Record<number, string>>;
+
+declare module '@fw/core' {
+  // The route meta keys this package owns (core declares `description` and `tags`); `describeRoute`
+  // writes them, `withMeta` and `route({ meta })` accept them, and the document reads them.
+  interface RouteMeta {
+    /** A one-line summary of the operation (OpenAPI `summary`). */
+    summary?: string;
+    /** The operation's id in the document. @default derived from the method and path */
+    operationId?: string;
+    /** Marks the operation deprecated. */
+    deprecated?: boolean;
+    /** Leaves the route out of the OpenAPI document. */
+    hidden?: boolean;
+    /** Error statuses the route answers beyond those documented automatically. */
+    errors?: RouteErrors;
+    /** Responses by status, as `schema.responses` takes them (`schema.responses` wins per status). */
+    responses?: Readonly<Record<number | string, unknown>>;
+    /** Merged into the operation as it is (`externalDocs`, `x-*` fields). */
+    openapi?: Record<string, unknown>;
+  }
+}
 
 /** What `describeRoute()` adds to a route's documentation. */
 export interface RouteDescription {
@@ -32,8 +54,8 @@ export type DescribeRouteMiddleware = ((ctx: unknown, next: Next) => Promise<voi
 
 /**
  * Documents a route registered with `get()`/`post()`/...: summary, tags, responses and the like,
- * carried under `ROUTE_META`/`ROUTE_SCHEMA` so `getRoutes()` (and so `openapi()`) reports them
- * beside the schemas `validate()` attaches. At run time it only calls `next()`.
+ * carried as route meta (`withMeta`) and under `ROUTE_SCHEMA`, so `getRoutes()` (and so `openapi()`)
+ * reports them beside the schemas `validate()` attaches. At run time it only calls `next()`.
  * @example
  * app.get('/books/:id', describeRoute({ summary: 'One book', responses: { 200: Book } }), ...createHandler({ params }, handler));
  * app.post('/orders', describeRoute({ responses: { 201: Order }, errors: { 409: 'Not enough stock' } }), placeOrder);
@@ -43,8 +65,6 @@ export function describeRoute(description: RouteDescription): DescribeRouteMiddl
   const middleware = function describedRoute(_ctx: unknown, next: Next): Promise<void> {
     return next();
   };
-  return Object.assign(middleware, {
-    [ROUTE_META]: meta as RouteMeta,
-    [ROUTE_SCHEMA]: (responses === undefined ? {} : { responses }) as RouteSchema,
-  });
+  const schema: RouteSchema = responses === undefined ? {} : { responses };
+  return Object.assign(withMeta(middleware, meta), { [ROUTE_SCHEMA]: schema });
 }

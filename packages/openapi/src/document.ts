@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HTTPMethod, Route } from '@fw/core';
+import { defaultLog } from '@fw/core/plugin';
+import { accessMeta } from './internal/access-meta.js';
 import { SchemaRegistry } from './internal/components.js';
 import { acceptsUndefined, convertSchema, isPlainJSONSchema } from './internal/convert.js';
 import { ErrorComponents } from './internal/errors.js';
@@ -41,7 +43,8 @@ export type RouteSource = { getRoutes(): Route[] } | readonly Route[];
 
 const RESPONSE_SPEC_KEYS = new Set(['description', 'schema', 'contentType', 'headers']);
 
-const defaultWarning = (warning: OpenAPIWarning): void => console.warn(`[@fw/openapi] ${warning.message}`);
+/** Where warnings go without `onWarning`: fw's default log (one entry on stderr). */
+const logWarning = (warning: OpenAPIWarning): void => defaultLog(`[@fw/openapi] ${warning.message}`);
 
 /**
  * Builds an OpenAPI 3.1 document from the routes of an app or router: one operation per route
@@ -69,7 +72,7 @@ class DocumentBuilder {
   private readonly onWarning: (warning: OpenAPIWarning) => void;
 
   constructor(private readonly options: OpenAPIOptions) {
-    this.onWarning = options.onWarning ?? defaultWarning;
+    this.onWarning = options.onWarning ?? logWarning;
     this.schemes = options.securitySchemes ?? DEFAULT_SECURITY_SCHEMES;
     this.schemeName = Object.keys(this.schemes)[0];
   }
@@ -156,9 +159,10 @@ class DocumentBuilder {
     const responses = this.documentedResponses(planned, { ...asRecord(meta.responses), ...asRecord(schema.responses) }, convert);
     // Listed errors are the route's own statement, so they are documented even with errorResponses: false.
     for (const [status, description] of this.listedErrors(planned, meta.errors)) responses[String(status)] ??= this.errors.forStatus(status, description);
-    const auth = meta.auth === true;
-    const optionalAuth = !auth && meta.authOptional === true;
-    const rateLimited = meta.rateLimited !== undefined && meta.rateLimited !== false;
+    const access = accessMeta(meta);
+    const auth = access.auth === true;
+    const optionalAuth = !auth && access.authOptional === true;
+    const rateLimited = access.rateLimited !== undefined && access.rateLimited !== false;
     if (this.options.errorResponses !== false) {
       const add = (key: Parameters<ErrorComponents['use']>[0]): void => {
         const { status, ref } = this.errors.use(key);
@@ -176,7 +180,7 @@ class DocumentBuilder {
     operation.responses = sortResponses(responses);
     if ((auth || optionalAuth) && this.schemeName !== undefined) {
       this.securityUsed = true;
-      const roles = Array.isArray(meta.roles) ? meta.roles.filter((role): role is string => typeof role === 'string') : [];
+      const roles = Array.isArray(access.roles) ? access.roles.filter((role): role is string => typeof role === 'string') : [];
       const required = this.options.security ?? [{ [this.schemeName]: roles }];
       // Optional authentication: a token is verified when sent, and the operation works without one.
       operation.security = auth ? required : [...required, {}];

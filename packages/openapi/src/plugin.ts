@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { HTTPError, type Application, type Context, type Plugin, type Route } from '@fw/core';
+import type { Context, Route } from '@fw/core';
+import { assertGetOrHead, type Plugin, type PluginHost } from '@fw/core/plugin';
 import { DEFAULT_INFO, openapi } from './document.js';
 import { createDocsPage, normalizeMountPath } from './internal/docs-page.js';
 import type { OpenAPIDocument, OpenAPIOptions, OpenAPIPluginConfig, OpenAPIWarning } from './types.js';
@@ -17,7 +18,7 @@ interface Entry {
 }
 
 interface Built {
-  routes: Route[];
+  routes: readonly Route[];
   document: OpenAPIDocument;
   json: string;
   etag: string;
@@ -43,24 +44,24 @@ export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
   const paths = new Set(entries.map((entry) => entry.path));
   if (paths.size !== entries.length) throw new TypeError('openapiPlugin: two documents are served at the same path');
 
+  let host: PluginHost | undefined;
   // Rebuilding after a route change must not repeat every warning.
   const warned = new Set<string>();
-  const onWarning = (options: OpenAPIOptions) => (warning: OpenAPIWarning): void => {
+  const onWarning = (options: OpenAPIOptions, registered: PluginHost) => (warning: OpenAPIWarning): void => {
     if (warned.has(warning.message)) return;
     warned.add(warning.message);
     if (options.onWarning !== undefined) options.onWarning(warning);
-    else console.warn(`[@fw/openapi] ${warning.message}`);
+    else registered.log(`[@fw/openapi] ${warning.message}`);
   };
 
-  let app: Application | undefined;
   const built = new Map<string, Built>();
 
   const build = (entry: Entry): Built => {
-    if (app === undefined) throw new Error(`The "${name}" plugin is not registered: call app.register(openapiPlugin(...)) first`);
-    const routes = app.getRoutes();
+    if (host === undefined) throw new Error(`The "${name}" plugin is not registered: call app.register(openapiPlugin(...)) first`);
+    const routes = host.routes();
     const cached = built.get(entry.path);
     if (cached !== undefined && sameRoutes(cached.routes, routes)) return cached;
-    const document = openapi(routes, { ...entry.options, onWarning: onWarning(entry.options) });
+    const document = openapi(routes, { ...entry.options, onWarning: onWarning(entry.options, host) });
     const json = JSON.stringify(document);
     const fresh: Built = { routes, document, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
     built.set(entry.path, fresh);
@@ -69,7 +70,7 @@ export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
 
   const serve = (entry: Entry) =>
     function serveOpenAPI(ctx: Context): void {
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HTTPError(405, 'Method Not Allowed', undefined, { headers: { allow: 'GET, HEAD' } });
+      assertGetOrHead(ctx);
       const { json, etag } = build(entry);
       ctx.setHeader('etag', etag);
       ctx.setHeader('cache-control', 'no-cache');
@@ -83,9 +84,9 @@ export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
 
   return {
     name,
-    setup(application: Application): void {
-      app = application;
-      for (const entry of entries) app.claimPath(entry.path, serve(entry));
+    setup(pluginHost: PluginHost): void {
+      host = pluginHost;
+      for (const entry of entries) pluginHost.claimPath(entry.path, serve(entry));
       if (docsPath === false) return;
       const page = createDocsPage({
         docsPath: normalizeMountPath(docsPath),
@@ -93,10 +94,10 @@ export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
         title: docsTitle ?? base.info?.title ?? DEFAULT_INFO.title,
         swaggerUI,
         connectOrigins: serverOrigins(entries),
-        onLog: (message) => console.error(message),
+        log: (message) => pluginHost.log(message),
       });
-      for (const pagePath of page.pagePaths) app.claimPath(pagePath, page.page);
-      for (const assetPath of page.assetPaths) app.claimPath(assetPath, page.asset);
+      for (const pagePath of page.pagePaths) pluginHost.claimPath(pagePath, page.page);
+      for (const assetPath of page.assetPaths) pluginHost.claimPath(assetPath, page.asset);
     },
     document(nameOrPath?: string): OpenAPIDocument {
       const entry = nameOrPath === undefined ? entries[0]! : entries.find((e) => e.name === nameOrPath || e.path === nameOrPath);
@@ -111,7 +112,7 @@ function checkPath(what: string, path: unknown): string {
   return path;
 }
 
-/** `getRoutes()` gives the same records until the route table changes, so identity tells. */
+/** `host.routes()` gives the same records until the route table changes, so identity tells. */
 function sameRoutes(a: readonly Route[], b: readonly Route[]): boolean {
   return a.length === b.length && a.every((route, i) => route === b[i]);
 }

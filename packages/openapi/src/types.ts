@@ -219,7 +219,7 @@ export interface OpenAPIOptions {
    * `zod/v4` inside zod 3.25). Newer zod schemas convert themselves. @default none
    */
   zodToJSONSchema?: (schema: never, params: Record<string, unknown>) => unknown;
-  /** Receives each warning. @default prints `[@fw/openapi] <message>` with console.warn */
+  /** Receives each warning. @default writes `[@fw/openapi] <message>` to fw's default log (the plugin: the app's onLog) */
   onWarning?: (warning: OpenAPIWarning) => void;
 }
 

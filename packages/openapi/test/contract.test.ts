@@ -60,7 +60,7 @@ describe('checkContract on the test app', () => {
     const app = new Application({ bodyLimit: 16 });
     app.route({ method: 'POST', path: '/notes', handler: (ctx) => ctx.json(ctx.body), schema: { body: z.object({ text: z.string().min(40) }) } });
     // The route says it is limited (rateLimit() marks itself too; the meta keeps this test independent of it).
-    app.route({ method: 'GET', path: '/limited', middleware: [rateLimit({ maxRequests: 0 })], handler: (ctx) => ctx.json(1), meta: { rateLimited: true } });
+    app.route({ method: 'GET', path: '/limited', middleware: [rateLimit({ maxRequests: 0 })], handler: (ctx) => ctx.json(1), meta: { rateLimited: { windowMs: 60_000, maxRequests: 0 } } });
     const report = await checkContract(app, openapi(app), { operations: { postNotes: { status: 413 }, getLimited: { status: 429 } } });
     expect(report.results.map((r) => [r.operationId, r.status, r.errors])).toEqual([
       ['postNotes', 413, []],
@@ -82,7 +82,7 @@ describe('checkContract finds what does not match', () => {
       ctx.json({ id: 1, title: 'Dune', author: { name: 'Frank Herbert' }, format: 'paperback', tags: [], price: '9.99' }),
     );
     app.route({ method: 'POST', path: '/made', handler: (ctx) => ctx.json({}, 201), schema: { responses: { 200: z.object({}) } } });
-    app.get('/missing', (ctx) => {
+    app.get('/missing', () => {
       throw new HTTPError(404, 'gone');
     });
     app.get('/text', describeRoute({ responses: { 200: z.string() } }), (ctx) => ctx.text('plain'));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { Application } from '@fw/core';
+import { Application, withMeta } from '@fw/core';
 import { cors } from '@fw/middleware';
 import { DEFAULT_SWAGGER_UI_OPTIONS, openapiPlugin, type OpenAPIDocument, type OpenAPIPlugin } from '../src/index.js';
 import { buildTestApp, collect } from './helpers.js';
@@ -65,7 +65,7 @@ describe('openapiPlugin', () => {
     expect(third.headers.etag).not.toBe(first.headers.etag);
     expect(Object.keys(third.json<OpenAPIDocument>().paths)).toEqual(['/a', '/b']);
     // Middleware added later changes what routes report (here: auth), so the document follows.
-    app.use(Object.assign((_ctx: unknown, next: () => Promise<void>) => next(), { [Symbol.for('fw.route.meta')]: { auth: true } }));
+    app.use(withMeta((_ctx: unknown, next: () => Promise<void>) => next(), { auth: true }));
     expect((await app.inject('/openapi.json')).json<OpenAPIDocument>().paths['/a']!.get!.security).toEqual([{ bearerAuth: [] }]);
   });
 
@@ -78,6 +78,23 @@ describe('openapiPlugin', () => {
     app.get('/b', (ctx) => ctx.json(1));
     await app.inject('/openapi.json');
     expect(warnings).toHaveLength(1);
+  });
+
+  it("reports its warnings once each through the app's log, not the console, when no onWarning is given", async () => {
+    const logged: string[] = [];
+    const app = new Application({ onLog: (message) => logged.push(message) });
+    app.route({ method: 'POST', path: '/a', handler: (ctx) => ctx.json(1), schema: { body: () => 'no schema' } });
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      app.register(openapiPlugin());
+      await app.inject('/openapi.json');
+      app.get('/b', (ctx) => ctx.json(1));
+      await app.inject('/openapi.json');
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+    expect(logged).toEqual([expect.stringMatching(/^\[@fw\/openapi\] .*POST \/a/)]);
   });
 
   it('serves one document per version prefix besides the full one, each listed on the docs page', async () => {

@@ -1,4 +1,5 @@
-import { AUTH_REQUIRED_MESSAGE, HTTPError, INSUFFICIENT_ROLE_MESSAGE, rolesOf } from '@fw/app';
+import { HTTPError } from '@fw/app';
+import { AUTH_REQUIRED_MESSAGE, INSUFFICIENT_ROLE_MESSAGE, rolesOf } from '@fw/app/middleware';
 
 /**
  * The rules every protocol applies to orders, in one place: REST handlers, GraphQL resolvers and

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GRPC_STATUS, HTTPError } from '@fw/app';
+import { HTTPError } from '@fw/app';
+import { GRPC_STATUS } from '@fw/app/core';
 import type { StoreRepository } from './repository.js';
 import { quantitiesPerBook, requireCustomer, type RequestedLine } from './rules.js';
 import type { Book, BookQuery, NewBook, Order, Page, User } from './types.js';

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAssetHandler, HTTPError, sendHtmlPage, type Context, type StaticAsset } from '@fw/core';
+import { HTTPError, type Context } from '@fw/core';
+import { assertGetOrHead, createAssetHandler, sendHtmlPage, type StaticAsset } from '@fw/core/plugin';
 
 /** The Swagger UI options the page starts with (any given in `swaggerUI` win). */
 export const DEFAULT_SWAGGER_UI_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({
@@ -30,7 +31,8 @@ export interface DocsPageConfig {
   swaggerUI: Record<string, unknown>;
   /** Origins besides the page's own that "Try it out" may call (absolute server URLs). */
   connectOrigins: readonly string[];
-  onLog: (message: string) => void;
+  /** The app's log (the plugin host's). */
+  log: (message: string) => void;
 }
 
 /** Serves the Swagger UI page and the files bundled into `dist/docs` by the package build. */
@@ -39,8 +41,8 @@ export interface DocsPage {
   readonly pagePaths: readonly string[];
   /** The exact paths of the bundled files (`/docs/swagger-ui-bundle.js`, ...). */
   readonly assetPaths: readonly string[];
-  page(ctx: Context): void;
-  asset(ctx: Context): Promise<void>;
+  readonly page: (ctx: Context) => void;
+  readonly asset: (ctx: Context) => Promise<void>;
 }
 
 /** `/docs/` → `/docs`; `` → `/`. */
@@ -100,17 +102,13 @@ ${scripts.map((file) => `<script src="${escapeHtml(asset(file))}" defer></script
 `;
   };
 
-  const allowOnly = (ctx: Context): void => {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HTTPError(405, 'Method Not Allowed', undefined, { headers: { allow: 'GET, HEAD' } });
-  };
-
   return {
     pagePaths: config.docsPath === '/' ? ['/'] : [config.docsPath, `${config.docsPath}/`],
     assetPaths: Object.keys(assets),
     page(ctx) {
-      allowOnly(ctx);
+      assertGetOrHead(ctx);
       if (manifest === undefined) {
-        if (!warned) config.onLog('[@fw/openapi] the Swagger UI files are missing (dist/docs): run the @fw/openapi build');
+        if (!warned) config.log('[@fw/openapi] the Swagger UI files are missing (dist/docs): run the @fw/openapi build');
         warned = true;
         throw new HTTPError(500, 'The API documentation page is missing from this installation of @fw/openapi');
       }

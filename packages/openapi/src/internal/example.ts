@@ -116,7 +116,7 @@ function stringExample(schema: JSONSchema): string {
 }
 
 function numberExample(schema: JSONSchema, integer: boolean): number {
-  const num = (key: string): number | undefined => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
+  const num = (key: string): number | undefined => (typeof schema[key] === 'number' ? schema[key] : undefined);
   const step = integer ? 1 : 0.5;
   let low = num('minimum') ?? -Infinity;
   const exclusiveLow = num('exclusiveMinimum');

@@ -48,7 +48,7 @@ export function planOperations(routes: readonly Route[], options: OpenAPIOptions
   const registrations = new Map<unknown, Map<string, Set<HTTPMethod>>>();
   for (const route of chosen) {
     let byPath = registrations.get(route.middleware);
-    if (byPath === undefined) registrations.set(route.middleware, (byPath = new Map()));
+    if (byPath === undefined) registrations.set(route.middleware, (byPath = new Map<string, Set<HTTPMethod>>()));
     let methods = byPath.get(route.path);
     if (methods === undefined) byPath.set(route.path, (methods = new Set()));
     methods.add(route.method);
