@@ -1,3 +1,4 @@
+import { hostOf } from '../test/host.js';
 import { Application, type ApplicationConfig, type Plugin } from './application.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
@@ -38,7 +39,7 @@ describe('Application-level middleware', () => {
       seen.push(ctx.statusCode);
     });
     app.get('/silent', () => undefined);
-    app.claimPath('/claimed', () => undefined);
+    hostOf(app).claimPath('/claimed', () => undefined);
     app.notFound(() => undefined);
     for (const url of ['/silent', '/claimed', '/unmatched']) {
       const res = await app.inject(url);
@@ -403,11 +404,11 @@ describe('Protocol plugin hooks', () => {
       await next();
     });
     app.post('/graphql', (ctx) => ctx.text('route'));
-    app.claimPath('/graphql', (ctx) => ctx.json({ claimed: ctx.protocol, body: ctx.body ?? null }), { protocol: 'graphql' });
+    hostOf(app).claimPath('/graphql', (ctx) => ctx.json({ claimed: ctx.protocol, body: ctx.body ?? null }), { protocol: 'graphql' });
     const res = await app.inject({ method: 'POST', url: '/graphql?x=1', body: { query: '{a}' } });
     expect(res.json()).toEqual({ claimed: 'graphql', body: null });
     expect(order).toEqual(['global:graphql']);
-    expect(() => app.claimPath('/graphql', () => undefined)).toThrow('Path "/graphql" is already claimed');
+    expect(() => hostOf(app).claimPath('/graphql', () => undefined)).toThrow('Path "/graphql" is already claimed');
     const other = await app.inject('/elsewhere');
     expect(other.statusCode).toBe(404);
     expect(order).toEqual(['global:graphql', 'global:http']);
@@ -422,19 +423,19 @@ describe('Protocol plugin hooks', () => {
       order.push(`<${name}`);
     };
     app.use(around('global'));
-    app.wrap(around('wrap1'));
-    app.wrap(around('wrap2'));
+    hostOf(app).wrap(around('wrap1'));
+    hostOf(app).wrap(around('wrap2'));
     app.get('/x', (ctx) => ctx.text('x'));
     await app.inject('/x');
     expect(order).toEqual(['wrap1>', 'wrap2>', 'global>', '<global', '<wrap2', '<wrap1']);
-    expect(app.getWrappers()).toHaveLength(2);
-    expect(app.getMiddleware()).toHaveLength(1);
+    expect(hostOf(app).wrappers()).toHaveLength(2);
+    expect(hostOf(app).middleware()).toHaveLength(1);
   });
 
   it('exposes the context settings it was configured with', () => {
     const { app } = createApp({ bodyLimit: 10, maxQueryKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
-    expect(app.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
-    expect(createApp().app.contextSettings.maxJsonDepth).toBe(64);
+    expect(hostOf(app).contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
+    expect(hostOf(createApp().app).contextSettings.maxJsonDepth).toBe(64);
   });
 });
 
@@ -456,7 +457,7 @@ describe('Application configuration', () => {
     const { app } = createApp();
     app.get('/x', (ctx) => ctx.text('x'));
     let release!: () => void;
-    app.onClose(() => new Promise<void>((resolve) => (release = resolve)));
+    hostOf(app).onClose(() => new Promise<void>((resolve) => (release = resolve)));
     const closing = app.close();
     const res = await app.inject('/x');
     expect(res.statusCode).toBe(503);
@@ -470,10 +471,10 @@ describe('Application configuration', () => {
     const { app, logged } = createApp();
     const order: string[] = [];
     const failure = new Error('flush failed');
-    app.onClose(() => {
+    hostOf(app).onClose(() => {
       order.push('close');
     });
-    app.onClosed(() => {
+    hostOf(app).onClosed(() => {
       order.push('closed');
       throw failure;
     });
@@ -487,7 +488,7 @@ describe('Context with the application', () => {
   it('passes the same context object through wrappers, middleware and handler', async () => {
     const { app } = createApp();
     const seen = new Set<Context>();
-    app.wrap(async (ctx, next) => {
+    hostOf(app).wrap(async (ctx: Context, next: () => Promise<void>) => {
       seen.add(ctx);
       await next();
     });

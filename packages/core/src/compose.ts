@@ -20,11 +20,13 @@ function settle(result: unknown): Promise<void> {
  * const run = compose([async (ctx, next) => { await next(); }, (ctx) => ctx.text('hi')]);
  */
 export function compose<C>(middleware: ReadonlyArray<Middleware<C>>): ComposedMiddleware<C> {
+  // Kept typed: Array.isArray narrows a readonly array to any[].
+  const given: ReadonlyArray<Middleware<C>> = middleware;
   if (!Array.isArray(middleware)) throw new TypeError('compose expects an array of middleware functions');
   middleware.forEach((fn, i) => {
     if (typeof fn !== 'function') throw new TypeError(`Middleware at position ${i} must be a function, got ${fn === null ? 'null' : typeof fn}`);
   });
-  const stack = middleware.slice();
+  const stack = given.slice();
   const length = stack.length;
 
   if (length === 0) return (_ctx, next) => (next ? next() : RESOLVED);
@@ -44,6 +46,7 @@ export function compose<C>(middleware: ReadonlyArray<Middleware<C>>): ComposedMi
         const result = only(ctx, guarded);
         return result instanceof Promise ? (result as Promise<void>) : settle(result);
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
         return Promise.reject(err);
       }
     };
@@ -60,6 +63,7 @@ export function compose<C>(middleware: ReadonlyArray<Middleware<C>>): ComposedMi
         const result = fn(ctx, () => dispatch(i + 1));
         return result instanceof Promise ? (result as Promise<void>) : settle(result);
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
         return Promise.reject(err);
       }
     };

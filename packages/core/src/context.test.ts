@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Application, type ApplicationConfig } from './application.js';
-import { Context } from './context.js';
+import type { Context } from './context.js';
 import type { AnyMiddleware, QueryRecord } from './types.js';
 
 /** An application whose logged errors are collected instead of printed. */

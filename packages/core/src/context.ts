@@ -156,7 +156,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     if (this.req.readableEnded) return this.#body as TBody;
     const raw = await readBody(this.req, this._settings.bodyLimit);
     this.#body = parseBody(kind, raw, this._settings.maxKeys, this._settings.maxJsonDepth) as TBody;
-    return this.#body as TBody;
+    return this.#body;
   }
 
   /** @internal Whether the body still has to be read. */

@@ -53,13 +53,3 @@ export type {
   RouterConfig,
   SchemaLike,
 } from './types.js';
-export {
-  createAssetHandler,
-  escapeLogText,
-  formatLogValue,
-  parseJSON,
-  parseQuery,
-  sendHtmlPage,
-  TrieMatcher,
-} from './deprecated.js';
-export type { ContextSettings, Matcher, MatchResult, ParseJSONOptions, Plugin, StaticAsset } from './deprecated.js';

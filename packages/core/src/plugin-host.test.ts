@@ -43,7 +43,7 @@ describe('the plugin host', () => {
     const outer = (): void => undefined;
     host.wrap(outer);
     expect(host.wrappers()).toEqual([outer]);
-    expect(host.getMiddleware()).toEqual([first, second]);
+    expect(host.middleware()).toEqual([first, second]);
   });
 
   it('lists the compiled routes, with the meta of global middleware', () => {
@@ -212,7 +212,7 @@ describe('host.middleware() and host.wrappers()', () => {
   it('return the same frozen list until use() or wrap() changes it', async () => {
     const { Application } = await import('./index.js');
     const app = new Application();
-    let host: import('./plugin-host.js').PluginHost | undefined;
+    let host: PluginHost | undefined;
     app.register({ name: 'probe', setup: (h) => void (host = h) });
     const mw = async (_ctx: unknown, next: () => Promise<void>) => next();
     app.use(mw);

@@ -54,12 +54,6 @@ export interface PluginHost {
   log(message: string, error?: unknown): void;
   /** The settings contexts are made with (body limit, query keys, JSON depth, trustProxy). */
   readonly contextSettings: Readonly<ContextSettings>;
-  /** @deprecated Use `middleware()`. */
-  getMiddleware(): readonly AnyMiddleware[];
-  /** @deprecated Use `wrappers()`. */
-  getWrappers(): readonly AnyMiddleware[];
-  /** @deprecated Use `routes()`. */
-  getRoutes(): Route[];
 }
 
 /** A plugin (GraphQL, gRPC, tracing, OpenAPI): attaches to an application through the host it is given. */
@@ -125,9 +119,6 @@ export function createPluginHost(backend: HostBackend): PluginHost {
     get contextSettings() {
       return backend.settings;
     },
-    getMiddleware: () => backend.middleware(),
-    getWrappers: () => backend.wrappers(),
-    getRoutes: () => backend.routes(),
   };
   return Object.freeze(host);
 }

@@ -42,12 +42,12 @@ export class ContextVariables {
   /** The value set for `key` on this request, else the key's default. */
   get<T>(key: ContextKey<T>): T {
     const values = this.#values;
-    return values.has(key as ContextKey<unknown>) ? (values.get(key as ContextKey<unknown>) as T) : key.defaultValue;
+    return values.has(key) ? (values.get(key) as T) : key.defaultValue;
   }
 
   /** Sets `key` to `value` for the rest of this request. */
   set<T>(key: ContextKey<T>, value: T): void {
-    this.#values.set(key as ContextKey<unknown>, value);
+    this.#values.set(key, value);
   }
 }
 
@@ -122,6 +122,8 @@ export interface RequestContext {
   readonly statusCode: number;
   /** The called RPC (gRPC only). */
   readonly rpc?: RpcInfo | undefined;
+  /** The gRPC status code the call ended with (gRPC only; undefined while it runs). */
+  readonly grpcCode?: number | undefined;
   /** Sets a response header (HTTP) or response metadata (gRPC). */
   setHeader(key: string, value: string): unknown;
   /** The value of a per-request variable on this request, else the key's default. */

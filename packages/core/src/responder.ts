@@ -1,5 +1,6 @@
 import type { Context } from './context.js';
-import { errorBody, HTTPError, toHTTPError } from './http-error.js';
+import type { HTTPError} from './http-error.js';
+import { errorBody, toHTTPError } from './http-error.js';
 import type { LogFunction } from './internal/logging.js';
 import type { ResponseHook } from './plugin-host.js';
 import { isLastRequest } from './server.js';

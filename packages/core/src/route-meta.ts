@@ -30,7 +30,7 @@ export function withMeta<F extends (...args: never[]) => unknown>(middleware: F,
   if (typeof meta !== 'object' || meta === null) throw new TypeError('withMeta expects a meta object');
   const carried = metaOf(middleware);
   const merged = Object.freeze(carried === undefined ? { ...meta } : { ...carried, ...meta });
-  return Object.assign(middleware, { [ROUTE_META]: merged }) as WithMeta<F>;
+  return Object.assign(middleware, { [ROUTE_META]: merged });
 }
 
 /** The route meta a middleware carries, if any. */

@@ -16,6 +16,7 @@ const LAST_REQUEST: unique symbol = Symbol('fw.lastRequest');
 type TrackedSocket = Socket & { [LAST_REQUEST]?: IncomingMessage };
 
 /** `net.Server#close`: stops listening without http's sweep of idle connections. */
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call(server) below
 const netServerClose = NetServer.prototype.close as (this: Server, callback: () => void) => Server;
 
 /** Server time-outs, in milliseconds. */
@@ -79,7 +80,9 @@ export class NodeServer {
     if (hasBody(req) && !req.complete) {
       let refused = false;
       const once = (): void => {
-        if (!refused) (refused = true), refuse();
+        if (refused) return;
+        refused = true;
+        refuse();
       };
       req.once('end', once).once('error', once).resume();
     } else refuse();

@@ -60,10 +60,6 @@ export interface RouteMeta {
   description?: string;
   /** Groups the route (OpenAPI tags). */
   tags?: string[];
-  /** Whether the route needs authentication. @deprecated Declared by `@fw/middleware` from the next release. */
-  auth?: boolean;
-  /** Undeclared keys. @deprecated Declare your keys by merging into `RouteMeta`; this catch-all goes away. */
-  [key: string]: unknown;
 }
 
 /** A registered route as `getRoutes()` reports it. */

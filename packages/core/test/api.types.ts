@@ -57,15 +57,16 @@ const neutral: Middleware<RequestContext> = async (ctx, next) => {
 };
 app.use(neutral);
 app.get('/n', neutral, (ctx) => ctx.text('n'));
-const http: Context = null as unknown as Context;
+declare const http: Context;
 const asNeutral: RequestContext = http;
 void asNeutral;
 
 // Route methods keep returning the application and type params from the path.
-app.get('/users/:id', (ctx) => {
+const chained: Application = app.get('/users/:id', (ctx) => {
   const id: string = ctx.params.id;
   void id;
-}).listen;
+});
+void chained;
 
 // The plugin host: what plugins use, nothing of the user-facing app.
 app.register({

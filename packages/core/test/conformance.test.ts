@@ -1,4 +1,6 @@
-import { Application, HTTPError, Router, type ErrorHandler } from '../src/index.js';
+import { hostOf } from './host.js';
+import type { Application} from '../src/index.js';
+import { HTTPError, Router, type ErrorHandler } from '../src/index.js';
 import { errorOf, exchange, fetchRaw, start, type Started } from './hostile/support.js';
 
 // HTTP conformance, each case through a real socket.
@@ -177,7 +179,7 @@ describe('405 Method Not Allowed and OPTIONS on known paths', () => {
       app.delete('/orders', (ctx) => ctx.text('deleted'));
       app.options('/custom', (ctx) => ctx.status(200).text('mine'));
       app.get('/custom', (ctx) => ctx.text('x'));
-      app.claimPath('/claimed', (ctx) => {
+      hostOf(app).claimPath('/claimed', (ctx) => {
         if (ctx.method === 'GET') ctx.text('claimed');
       });
     });
@@ -267,7 +269,7 @@ describe('percent-encoded unreserved characters in the path', () => {
       });
       app.get('/:section/users', (ctx) => ctx.json({ section: ctx.params.section, path: ctx.path }));
       app.get('/files/:name', (ctx) => ctx.json({ name: ctx.params.name }));
-      app.claimPath('/graphql', (ctx) => ctx.text('claimed'));
+      hostOf(app).claimPath('/graphql', (ctx) => ctx.text('claimed'));
     });
   });
 

@@ -1,3 +1,4 @@
+import { hostOf } from './host.js';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -260,7 +261,7 @@ describe('listen', () => {
   it('runs onListen hooks with the address, and closes again when one throws', async () => {
     const app = new Application({ onLog: () => undefined });
     const seen: number[] = [];
-    app.onListen((info) => {
+    hostOf(app).onListen((info) => {
       seen.push(info.port);
     });
     const info = await app.listen(0, '127.0.0.1');
@@ -269,10 +270,10 @@ describe('listen', () => {
 
     const failing = new Application({ onLog: () => undefined });
     const closed = jest.fn();
-    failing.onListen(() => {
+    hostOf(failing).onListen(() => {
       throw new Error('grpc port busy');
     });
-    failing.onClose(closed);
+    hostOf(failing).onClose(closed);
     await expect(failing.listen(0, '127.0.0.1')).rejects.toThrow('grpc port busy');
     expect(closed).toHaveBeenCalled();
     expect(failing.server).toBeUndefined();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Context, OPERATION_NAME, OPERATION_TYPE, statusText, toHTTPError, type Middleware, type Next, type RequestContext } from '@fw/core';
+import { isHttpContext, OPERATION_NAME, OPERATION_TYPE, statusText, toHTTPError, type Context, type Middleware, type Next, type RequestContext } from '@fw/core';
 import { createLogger, parseJSON, type LogFunction, type PluginHost } from '@fw/core/plugin';
 import {
   GraphQLError,
@@ -321,7 +321,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     // The first comparison sends every other request (REST, gRPC) on: only the claimed path says
     // `graphql`. The path tells this endpoint from another mounted with that protocol, and only an
     // HTTP context has a response to answer on.
-    if (ctx.protocol !== 'graphql' || ctx.path !== path || !(ctx instanceof Context)) return next();
+    if (ctx.protocol !== 'graphql' || ctx.path !== path || !isHttpContext(ctx)) return next();
     return answerErrors(ctx, next);
   };
 

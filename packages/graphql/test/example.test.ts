@@ -77,7 +77,8 @@ describe('the README example', () => {
 
   it('mounts the same endpoint by hand with createGraphQLHandler', async () => {
     const manual = new Application();
-    manual.claimPath('/gql', createGraphQLHandler({ schema, rootValue: { me: () => 'manual' }, playground: false }), { protocol: 'graphql' });
+    const handler = createGraphQLHandler({ schema, rootValue: { me: () => 'manual' }, playground: false });
+    manual.register({ name: 'manual-graphql', setup: (host) => void host.claimPath('/gql', handler, { protocol: 'graphql' }) });
     const { port } = await manual.listen(0, '127.0.0.1');
     try {
       const res = await fetch(`http://127.0.0.1:${port}/gql?query=${encodeURIComponent('{ me }')}`);

@@ -1,6 +1,5 @@
-import { HTTP_METHODS, type Context, type HTTPMethod, type Next, type RequestContext } from '@fw/core';
+import { HTTP_METHODS, type Context, type HTTPMethod, type Next, type RequestContext, isHttpContext } from '@fw/core';
 import { appendVary, firstValue } from './internal/headers.js';
-import { isHttpContext } from './internal/http-context.js';
 import type { CorsConfig } from './types.js';
 
 /** Methods announced on preflight when `methods` is not given. */

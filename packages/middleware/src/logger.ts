@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { isHTTPError, type Context, type Next, type RequestContext } from '@fw/core';
+import { isHTTPError, type Context, type Next, type RequestContext, isHttpContext } from '@fw/core';
 import { escapeLogText } from '@fw/core/plugin';
 import { useColors } from './internal/colors.js';
-import { isHttpContext } from './internal/http-context.js';
 import type { LoggerConfig, LogTarget } from './types.js';
 
 /** The logging middleware `logger()` returns (HTTP only: it lets gRPC calls and other protocols' contexts through untouched). */

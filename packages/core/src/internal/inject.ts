@@ -27,12 +27,12 @@ export interface InjectResponse {
 export function createInjectRequest(options: InjectRequest): IncomingMessage {
   const headers: IncomingHttpHeaders = {};
   for (const [key, value] of Object.entries(options.headers ?? {})) {
-    if (value !== undefined) headers[key.toLowerCase()] = value as string;
+    if (value !== undefined) headers[key.toLowerCase()] = value;
   }
   let payload: Buffer | undefined;
   if (options.body !== undefined) {
     if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) {
-      payload = Buffer.from(options.body as string | Buffer);
+      payload = Buffer.from(options.body);
       headers['content-type'] ??= 'text/plain; charset=utf-8';
     } else {
       payload = Buffer.from(JSON.stringify(options.body));
@@ -93,14 +93,14 @@ export class InjectResponseWriter extends Writable {
   setHeader(name: string, value: number | string | readonly string[]): this {
     if (this.sentHeaders) throw Object.assign(new Error('Cannot set headers after they are sent to the client'), { code: 'ERR_HTTP_HEADERS_SENT' });
     if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new TypeError(`Invalid header name: "${String(name)}"`);
-    this.headerMap.set(name.toLowerCase(), { name, value: Array.isArray(value) ? [...value] : (value as number | string) });
+    this.headerMap.set(name.toLowerCase(), { name, value: typeof value === 'string' || typeof value === 'number' ? value : [...value] });
     return this;
   }
 
   appendHeader(name: string, value: string | readonly string[]): this {
     const existing = this.getHeader(name);
     const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-    return this.setHeader(name, [...list, ...(Array.isArray(value) ? value : [value as string])]);
+    return this.setHeader(name, [...list, ...(typeof value === 'string' ? [value] : value)]);
   }
 
   getHeader(name: string): number | string | string[] | undefined {
@@ -132,7 +132,7 @@ export class InjectResponseWriter extends Writable {
     if (Array.isArray(list)) {
       for (let i = 0; i + 1 < list.length; i += 2) this.setHeader(list[i]!, list[i + 1]!);
     } else if (list !== undefined) {
-      for (const [key, value] of Object.entries(list)) if (value !== undefined) this.setHeader(key, value as string);
+      for (const [key, value] of Object.entries(list)) if (value !== undefined) this.setHeader(key, value);
     }
     this.sentHeaders = true;
     return this;
@@ -150,7 +150,7 @@ export class InjectResponseWriter extends Writable {
 
   override end(...args: unknown[]): this {
     this.sentHeaders = true;
-    return super.end(...(args as [])) as this;
+    return super.end(...(args as []));
   }
 
   /** The recorded response. */

@@ -1,4 +1,5 @@
-import { HTTPError, parseJSON } from '../index.js';
+import { HTTPError } from '../index.js';
+import { parseJSON } from '../plugin.js';
 
 const nested = (depth: number, inner = '1'): string => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 

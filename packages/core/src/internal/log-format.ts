@@ -2,7 +2,9 @@ import { inspect } from 'node:util';
 
 // C0 controls (newline, carriage return, tab and ESC included), DEL, C1 controls, and the two
 // Unicode line separators some log viewers break lines at.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 const hex = (code: number, width: number): string => code.toString(16).padStart(width, '0');

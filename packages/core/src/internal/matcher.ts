@@ -120,7 +120,7 @@ export class TrieMatcher<T> implements Matcher<T> {
     const params: Record<string, string> = {};
     const names = leaf.names;
     const best = this.best;
-    for (let i = 0; i < names.length; i++) params[names[i]!] = path.slice(best[2 * i]!, best[2 * i + 1]!);
+    for (let i = 0; i < names.length; i++) params[names[i]!] = path.slice(best[2 * i], best[2 * i + 1]);
     return { value: leaf.value, params };
   }
 

@@ -81,7 +81,7 @@ describe('error handlers and loggers that fail', () => {
     const server = await start({}, (app) => {
       app.get('/ok', (ctx) => ctx.text('ok'));
       app.get('/missing', boom('/missing'));
-      app.onError(handler as never);
+      app.onError(handler);
     });
     servers.push(server);
     const res = await exchange(server.port, GET('/missing'));

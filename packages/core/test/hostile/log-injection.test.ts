@@ -1,4 +1,4 @@
-import { escapeLogText, formatLogValue } from '../../src/index.js';
+import { escapeLogText, formatLogValue } from '../../src/plugin.js';
 import { exchange, start, type Started } from './support.js';
 
 // Log injection: an error message built from a decoded route param must not forge log lines or
@@ -24,11 +24,12 @@ describe('formatLogValue', () => {
     const err = new Error('x', { cause: new Error('inner\nline') });
     err.stack = 'custom\nheader\u001b\n    at frame (file.js:1:1)';
     expect(formatLogValue(err)).toBe('custom\\nheader\\x1b\n    at frame (file.js:1:1)\n  [cause] ' + formatLogValue(err.cause).replace(/^/, ''));
-    expect(formatLogValue(err.cause)).toMatch(/^Error: inner\\nline\n    at /);
+    expect(formatLogValue(err.cause)).toMatch(/^Error: inner\\nline\n {4}at /);
   });
 
   it('writes other values on one escaped line and never throws', () => {
     expect(formatLogValue('a\nb')).toBe('a\\nb');
+    // eslint-disable-next-line no-control-regex -- looking for raw control characters
     expect(formatLogValue({ text: 'a\nb\u001b' })).not.toMatch(/[\n\u001b]/);
     const trap = (): never => {
       throw new Error('trap');

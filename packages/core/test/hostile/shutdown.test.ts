@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { Application } from '../../src/index.js';
@@ -38,7 +39,7 @@ describe('close() with 200 requests in flight', () => {
 
     // Two idle kept-alive connections, each with one finished request behind it.
     const agent = new Agent({ keepAlive: true, maxSockets: 2 });
-    const idleSockets = new Set<import('node:net').Socket>();
+    const idleSockets = new Set<Socket>();
     await Promise.all(
       [0, 1].map(
         () =>

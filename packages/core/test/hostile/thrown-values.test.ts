@@ -30,7 +30,7 @@ const nasty: Array<[string, () => unknown]> = [
     for (const key of ['expose', 'headers', 'details', 'message', 'stack']) Object.defineProperty(err, key, { get: trap });
     return err;
   }],
-  ['an HTTPError with a headers object whose entries throw', () => new HTTPError(400, 'bad', undefined, { headers: new Proxy({}, { ownKeys: trap, get: trap }) as Record<string, string> })],
+  ['an HTTPError with a headers object whose entries throw', () => new HTTPError(400, 'bad', undefined, { headers: new Proxy({}, { ownKeys: trap, get: trap }) })],
   ['an Error whose cause is a throwing Proxy', () => new Error('outer', { cause: new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap }) })],
 ];
 

@@ -1,11 +1,12 @@
 import {
-  Context,
+  isHttpContext,
   createContextKey,
   grpcStatusOf,
   isHTTPError,
   OPERATION_NAME,
   OPERATION_TYPE,
   toHTTPError,
+  type Context,
   type Next,
   type RequestContext,
   type RpcInfo,
@@ -73,14 +74,6 @@ const HEADER_GETTER: TextMapGetter<Headers> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key],
 };
-
-/**
- * Whether core's HTTP pipeline serves this request (REST and the GraphQL endpoint), so that the
- * response hook reports the status it sent. gRPC calls run the wrappers on a context of their own.
- */
-function isHttpContext(ctx: RequestContext): ctx is Context {
-  return ctx instanceof Context;
-}
 
 /**
  * Runs `next` inside a SERVER span for the request, whatever its protocol, and installs the
@@ -227,7 +220,7 @@ function finishGrpcSpan(span: Span, ctx: RequestContext, failed: boolean, error:
  * its own that `RequestContext` does not declare (the HTTP `statusCode` it maps to loses the code).
  */
 function grpcCodeOf(ctx: RequestContext): number | undefined {
-  return 'grpcCode' in ctx && typeof ctx.grpcCode === 'number' ? ctx.grpcCode : undefined;
+  return ctx.grpcCode;
 }
 
 function fail(span: Span, failed: boolean, error: unknown, code: string): void {
