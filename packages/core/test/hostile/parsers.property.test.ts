@@ -98,9 +98,11 @@ describe('the body parsers through the application, property-based', () => {
 
   const send = (type: string, body: string | Buffer) => app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': type }, body });
 
-  it('round-trips any JSON value', async () => {
+  it('round-trips any JSON value without a forbidden key', async () => {
+    // `__proto__` and `constructor` keys are refused on purpose (the test below and the hostile suite).
+    const safe = fc.jsonValue({ maxDepth: 4 }).filter((value) => !/"(?:__proto__|constructor)":/.test(JSON.stringify(value)));
     await fc.assert(
-      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
+      fc.asyncProperty(safe, async (value) => {
         const text = JSON.stringify(value);
         const res = await send('application/json', text);
         expect(res.statusCode).toBe(200);
