@@ -14,7 +14,7 @@ export function demoVerifier(secret: string) {
   return jwtVerifier({ secret, issuer: JWT_ISSUER, audience: JWT_AUDIENCE, clockTolerance: 5 });
 }
 
-/** Signs a token for a user (the demo has no login endpoint: the spec defines none). */
+/** Signs a token for a user (the demo has no login endpoint). */
 export async function mintToken(user: Pick<User, 'id' | 'roles'>, secret: string, expiresIn = '12h'): Promise<string> {
   return new SignJWT({ roles: user.roles })
     .setProtectedHeader({ alg: 'HS256' })

@@ -25,7 +25,7 @@ export interface RunningDemo {
 }
 
 /**
- * The application's own error middleware (the spec's conventional try/catch around `next`): the
+ * The application's own error middleware (the conventional try/catch around `next`): the
  * standard body plus a request id, and unexpected errors logged with the id.
  */
 function errorMiddleware(log: (line: string) => void): Middleware {

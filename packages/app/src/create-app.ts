@@ -13,7 +13,7 @@ export interface ProtocolManagerConfig {
   grpc?: GrpcConfig | boolean;
 }
 
-/** Tracing options: the spec's `enabled` and `serviceName`, plus the exporter settings of `@fw/tracing`. */
+/** Tracing options: `enabled` and `serviceName`, plus the exporter settings of `@fw/tracing`. */
 export interface TracingOptions extends TracingConfig {
   /** Whether requests of every protocol are traced. */
   enabled: boolean;
@@ -21,7 +21,7 @@ export interface TracingOptions extends TracingConfig {
   serviceName: string;
 }
 
-/** Options of `createApp`: the spec's fields plus the core server settings. */
+/** Options of `createApp`: the application's fields plus the core server settings. */
 export interface AppOptions extends ApplicationConfig {
   /** Enables GraphQL and/or gRPC. */
   protocols?: ProtocolManagerConfig;

@@ -53,7 +53,7 @@ export interface GraphQLDocumentCacheConfig {
   maxSize?: number;
 }
 
-/** Configuration of the GraphQL endpoint (the spec's `GraphQLConfig`, plus production options). */
+/** Configuration of the GraphQL endpoint (`GraphQLConfig`, with production options). */
 export interface GraphQLConfig<TContext = unknown> {
   /** The endpoint path (exact match). @default '/graphql' */
   path?: string;

@@ -53,8 +53,8 @@ export interface LoggerConfig {
    */
   colors?: boolean;
   /**
-   * Log the stack of thrown 4xx HTTPErrors (401, 404, 429, ...) too, as the spec asks of every
-   * error; `false` logs them as one line (other errors always get their stack).
+   * Log the stack of thrown 4xx HTTPErrors (401, 404, 429, ...) too, since every error is logged with
+   * its stack; `false` logs them as one line (other errors always get their stack).
    * @default true
    */
   clientErrorStacks?: boolean;

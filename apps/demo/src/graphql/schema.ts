@@ -64,7 +64,7 @@ export function buildBookstoreSchema(): GraphQLSchema {
   return buildSchema(typeDefs);
 }
 
-/** Root resolvers, called with (args, context) as the spec describes. */
+/** Root resolvers, called with (args, context) as graphql-js calls root values. */
 export function rootValue(store: Store) {
   const withBook = (line: { bookId: string; quantity: number; priceCents: number }) => ({
     ...line,
