@@ -10,7 +10,9 @@ import { parseArgs } from 'node:util';
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { Application } from '@fw/app/core';
 import { DEFAULT_GRAPHQL_LIMITS, graphqlPlugin } from '@fw/app/graphql';
-import { shapes, typeDefs } from './shapes.mjs';
+import fixture from '../../packages/graphql/test/fixtures/validation-shapes.cjs';
+
+const { shapes, typeDefs } = fixture;
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, json: { type: 'string' } } });
 const runs = Number(values.runs);
