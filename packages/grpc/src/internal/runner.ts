@@ -42,13 +42,6 @@ function isIterable(value: unknown): value is AsyncIterable<unknown> | Iterable<
   return value !== null && typeof value === 'object' && (Symbol.asyncIterator in value || Symbol.iterator in value);
 }
 
-function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Resolves when a stream can take more writes, or has closed/cancelled (listeners removed either way). */
 function writable(call: EventEmitter): Promise<void> {
   return new Promise((resolve) => {
@@ -124,7 +117,8 @@ export class CallRunner {
   private chain(): ComposedMiddleware<GrpcContext> {
     const wrappers = this.source.wrappers();
     const global = this.#usesGlobal ? this.source.middleware() : NONE;
-    if (this.#chain !== undefined && sameList(wrappers, this.#wrappers) && sameList(global, this.#global)) return this.#chain;
+    // The host hands out the same frozen list until `use()`/`wrap()` change it.
+    if (this.#chain !== undefined && wrappers === this.#wrappers && global === this.#global) return this.#chain;
     const stages: Stage[] = wrappers.map(asStage);
     // Wrappers (tracing, logging) read the status after `await next()`, also when it throws:
     // record the status before the error reaches them.
