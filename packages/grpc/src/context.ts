@@ -31,7 +31,8 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
   readonly #call: CallState;
   #headers: Record<string, string> | undefined = undefined;
   #state: Record<string, unknown> | undefined = undefined;
-  readonly #variables = new ContextVariables();
+  // Made on the first `set`: a call that sets nothing allocates nothing for variables.
+  #variables: ContextVariables | undefined = undefined;
   #ip: string | undefined = undefined;
 
   private constructor(state: CallState) {
@@ -136,12 +137,12 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
 
   /** The value of a per-call variable (declared with `createContextKey`) on this call, else the key's default. */
   get<T>(key: ContextKey<T>): T {
-    return this.#variables.get(key);
+    return this.#variables === undefined ? key.defaultValue : this.#variables.get(key);
   }
 
   /** Sets a per-call variable for the rest of this call. Chainable. */
   set<T>(key: ContextKey<T>, value: NoInfer<T>): this {
-    this.#variables.set(key, value);
+    (this.#variables ??= new ContextVariables()).set(key, value);
     return this;
   }
 
