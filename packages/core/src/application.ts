@@ -6,6 +6,7 @@ import { HTTPError } from './http-error.js';
 import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
 import { createLogger, type LogFunction } from './internal/logging.js';
 import { RESOLVED } from './internal/resolved.js';
+import { isOperation, operationRoute, type Operation } from './operation.js';
 import { Pipeline } from './pipeline.js';
 import { createPluginHost, type ListenInfo, type Plugin, type PluginHost, type ResponseHook } from './plugin-host.js';
 import { Responder, type ErrorHandler } from './responder.js';
@@ -39,6 +40,8 @@ export class Application {
   readonly #server: NodeServer;
   readonly #host: PluginHost;
   readonly #plugins = new Map<string, Plugin>();
+  #operations: readonly Operation[] = Object.freeze([]);
+  readonly #operationHooks: Array<(op: Operation) => void> = [];
 
   constructor(config: ApplicationConfig = {}) {
     const resolved = resolveConfig(config);
@@ -60,6 +63,11 @@ export class Application {
       middleware: () => pipeline.middlewareView(),
       wrappers: () => pipeline.wrappersView(),
       routes: () => this.#root.getRoutes(),
+      operations: () => this.#operations,
+      onOperation: (hook) => {
+        for (const op of this.#operations) hook(op);
+        this.#operationHooks.push(hook);
+      },
     });
   }
 
@@ -138,6 +146,22 @@ export class Application {
   notFound(handler: Middleware): this {
     if (typeof handler !== 'function') throw new TypeError('notFound expects a function');
     this.#pipeline.notFound = compose([handler]);
+    return this;
+  }
+
+  /**
+   * Serves an operation (made by `defineOperation`) on every protocol it names: its REST route here,
+   * and its GraphQL field and gRPC method through the registered plugins. Throws when the name is
+   * taken or a plugin cannot serve it (a GraphQL name clash, a type it cannot generate).
+   * @example
+   * app.operation(getBook);
+   */
+  operation(op: Operation): this {
+    if (!isOperation(op)) throw new TypeError('operation() expects an operation made by defineOperation()');
+    if (this.#operations.some((known) => known.name === op.name)) throw new Error(`An operation named "${op.name}" is already registered`);
+    for (const hook of this.#operationHooks) hook(op);
+    if (op.rest !== undefined) this.#root.route(operationRoute(op));
+    this.#operations = Object.freeze([...this.#operations, op]);
     return this;
   }
 

@@ -28,6 +28,18 @@ export { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './ht
 export type { ErrorBody, HTTPErrorOptions } from './http-error.js';
 export { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc, protocolStatus } from './status-map.js';
 export type { ProtocolStatus } from './status-map.js';
+export { isOperation } from './operation.js';
+export type {
+  FieldShape,
+  InputOrigin,
+  ObjectShape,
+  Operation,
+  OperationGraphQL,
+  OperationGrpc,
+  OperationRest,
+  ScalarKind,
+  TypeShape,
+} from './operation.js';
 export { Router, joinPaths } from './router.js';
 export type { RouteHandlers } from './router.js';
 export { ROUTE_META, ROUTE_SCHEMA, withMeta } from './route-meta.js';

@@ -1,5 +1,6 @@
 import type { Context, ContextSettings } from './context.js';
 import type { LogFunction } from './internal/logging.js';
+import type { Operation } from './operation.js';
 import type { RequestContext } from './request-context.js';
 import type { AnyMiddleware, Middleware, Route } from './types.js';
 
@@ -42,6 +43,15 @@ export interface PluginHost {
   wrappers(): readonly AnyMiddleware[];
   /** The compiled route records (the same records until the routes change). */
   routes(): readonly Route[];
+  /** The operations registered with `app.operation()`, in order (a frozen list, a new one after each registration). */
+  operations(): readonly Operation[];
+  /**
+   * Runs `hook` for every operation registered so far and for each one registered later, before it
+   * is registered: a hook that throws (a name clash, a type that cannot be generated) makes that
+   * `app.operation()` call throw and the operation is not registered. Check here; build what you
+   * serve from `operations()`.
+   */
+  onOperation(hook: (op: Operation) => void): this;
   /** Runs `hook` once the HTTP server is bound; `listen()` resolves after it (and rejects if it throws). */
   onListen(hook: (info: ListenInfo) => unknown): this;
   /** Runs `hook` when `close()` starts, alongside the HTTP drain (stop other listeners here). */
@@ -73,6 +83,8 @@ export interface HostBackend {
   middleware(): readonly AnyMiddleware[];
   wrappers(): readonly AnyMiddleware[];
   routes(): Route[];
+  operations(): readonly Operation[];
+  onOperation(hook: (op: Operation) => void): void;
   readonly listenHooks: Array<(info: ListenInfo) => unknown>;
   readonly closeHooks: Array<() => unknown>;
   readonly closedHooks: Array<() => unknown>;
@@ -99,6 +111,12 @@ export function createPluginHost(backend: HostBackend): PluginHost {
     middleware: () => backend.middleware(),
     wrappers: () => backend.wrappers(),
     routes: () => backend.routes(),
+    operations: () => backend.operations(),
+    onOperation(fn) {
+      if (typeof fn !== 'function') throw new TypeError('onOperation expects a function');
+      backend.onOperation(fn);
+      return this;
+    },
     onListen(fn) {
       hook(backend.listenHooks, 'onListen', fn);
       return this;

@@ -17,5 +17,6 @@ export { TrieMatcher } from './internal/matcher.js';
 export type { Matcher, MatchResult } from './internal/matcher.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
+export { grpcMethodName, OPERATION_BRAND, runOperation } from './operation.js';
 export type { ContextSettings } from './context.js';
 export type { ClaimOptions, ListenInfo, Plugin, PluginHost, ResponseHook } from './plugin-host.js';

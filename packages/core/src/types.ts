@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from './context.js';
+import type { Operation } from './operation.js';
 
 /** The HTTP methods a route can be registered for. */
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
@@ -60,6 +61,8 @@ export interface RouteMeta {
   description?: string;
   /** Groups the route (OpenAPI tags). */
   tags?: string[];
+  /** The operation a route serves (set by `app.operation()`). */
+  operation?: Operation;
 }
 
 /** A registered route as `getRoutes()` reports it. */

@@ -1,0 +1,193 @@
+import { compose, type ComposedMiddleware } from './compose.js';
+import type { Context } from './context.js';
+import { createContextKey, OPERATION_NAME, type RequestContext } from './request-context.js';
+import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition } from './types.js';
+
+/**
+ * Operations: one definition (input and output types, middleware, a handler) served on every
+ * protocol that names it. Core owns the protocol-neutral contract and the REST binding; a schema
+ * package (`@fw/validate`'s `defineOperation`) makes operations, and the GraphQL and gRPC packages
+ * generate their types from the shapes below.
+ */
+
+/** The scalar kinds a field can have. `int32` is an integer bounded to 32 bits, `int` any safe integer. */
+export type ScalarKind = 'string' | 'boolean' | 'float' | 'int' | 'int32' | 'datetime';
+
+/** A field of an object shape. */
+export interface FieldShape {
+  /** The key, as the schema names it. */
+  readonly name: string;
+  readonly type: TypeShape;
+  /** The key may be absent. */
+  readonly optional: boolean;
+  readonly description?: string | undefined;
+}
+
+/**
+ * The protocol-neutral description of a type, from which GraphQL types, proto messages and JSON
+ * Schema are generated. `source` is the schema object the shape came from: two shapes with the same
+ * source are one named type.
+ */
+export type TypeShape =
+  | { readonly kind: 'scalar'; readonly scalar: ScalarKind; readonly description?: string | undefined }
+  | {
+      readonly kind: 'enum';
+      readonly name: string | undefined;
+      readonly values: readonly string[];
+      readonly source: object;
+      readonly description?: string | undefined;
+    }
+  | {
+      readonly kind: 'object';
+      readonly name: string | undefined;
+      readonly fields: readonly FieldShape[];
+      readonly source: object;
+      readonly description?: string | undefined;
+    }
+  | { readonly kind: 'list'; readonly of: TypeShape; readonly description?: string | undefined }
+  | { readonly kind: 'nullable'; readonly of: TypeShape; readonly description?: string | undefined }
+  | { readonly kind: 'map'; readonly of: TypeShape; readonly description?: string | undefined };
+
+/** An object shape (an operation's input is always one). */
+export type ObjectShape = Extract<TypeShape, { kind: 'object' }>;
+
+/** Where an operation is served over REST. */
+export interface OperationRest {
+  readonly method: HTTPMethod;
+  /** The route path; its `:params` are input fields. */
+  readonly path: string;
+  /** The status of a successful answer. @default 200 */
+  readonly status?: number;
+}
+
+/** Where an operation is served over GraphQL. */
+export interface OperationGraphQL {
+  readonly type: 'query' | 'mutation';
+}
+
+/** Where an operation is served over gRPC. */
+export interface OperationGrpc {
+  /** `<package>.<Service>`. */
+  readonly service: string;
+  /** The method name. @default the operation name with its first letter upper-cased */
+  readonly method?: string;
+}
+
+/** Where one top-level input key came from on REST: `params`, `query` or `body`. */
+export type InputOrigin = (key: string) => string | undefined;
+
+/** The protocol-neutral operation that `app.operation()` serves; made by `defineOperation`. */
+export interface Operation<TInput = unknown, TOutput = unknown> {
+  readonly [OPERATION_BRAND]: true;
+  /** The operation's name: the GraphQL field name, and the gRPC method name upper-cased. */
+  readonly name: string;
+  readonly description?: string | undefined;
+  /** The input's shape (an object). */
+  readonly input: ObjectShape;
+  /** The output's shape. */
+  readonly output: TypeShape;
+  readonly rest?: OperationRest | undefined;
+  readonly graphql?: OperationGraphQL | undefined;
+  readonly grpc?: OperationGrpc | undefined;
+  /** Middleware run before the handler on every protocol. */
+  readonly middleware: readonly Middleware<RequestContext>[];
+  /** The schemas the operation was defined with (for documents such as OpenAPI). */
+  readonly schemas: { readonly input: unknown; readonly output: unknown };
+  /**
+   * Validates `raw` against the input (an `HTTPError` 400 with `details.errors` naming each field,
+   * prefixed by `origin` when given), runs the handler, and returns its result shaped by the
+   * output (unknown keys dropped, dates as ISO strings). A result that does not match the output is
+   * an internal error, thrown as a plain `Error`. Does not run the middleware: `runOperation` does.
+   */
+  execute(raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<TOutput>;
+  /** Type-only: the handler's input. */
+  readonly __input?: TInput;
+}
+
+/** Brands operation objects, so that `isOperation` tells them from look-alikes. */
+export const OPERATION_BRAND: unique symbol = Symbol.for('fw.operation');
+
+/** Whether `value` is an operation made by `defineOperation`. */
+export function isOperation(value: unknown): value is Operation {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[OPERATION_BRAND] === true;
+}
+
+/** The gRPC method name of an operation: `grpc.method`, else its name with the first letter upper-cased. */
+export function grpcMethodName(op: Operation): string {
+  return op.grpc?.method ?? op.name.charAt(0).toUpperCase() + op.name.slice(1);
+}
+
+const RAW_INPUT = createContextKey<{ raw: unknown; origin: InputOrigin | undefined }>('fw.operationInput');
+const chains = new WeakMap<Operation, ComposedMiddleware<RequestContext>>();
+const RESULT = createContextKey<unknown>('fw.operationResult');
+
+function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
+  let chain = chains.get(op);
+  if (chain === undefined) {
+    const run = async (ctx: RequestContext): Promise<void> => {
+      const { raw, origin } = ctx.get(RAW_INPUT) ?? { raw: undefined, origin: undefined };
+      ctx.set(RESULT, await op.execute(raw, ctx, origin));
+    };
+    chain = compose<RequestContext>([...op.middleware, run]);
+    chains.set(op, chain);
+  }
+  return chain;
+}
+
+/**
+ * Runs an operation for a GraphQL field or a gRPC call: its middleware, then validation, the
+ * handler and output shaping. Names the operation for tracing and logs. Rejects with what the
+ * middleware or handler threw (an `HTTPError` maps on every protocol by the status table).
+ * Middleware that answers without calling `next()` ends the operation with no result: an error.
+ */
+export async function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
+  if (ctx.get(OPERATION_NAME) === undefined || ctx.protocol !== 'graphql') ctx.set(OPERATION_NAME, op.name);
+  const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
+  ctx.set(RAW_INPUT, { raw, origin });
+  ctx.set(RESULT, NO_RESULT);
+  try {
+    await chainOf(op)(ctx);
+    const result = ctx.get(RESULT);
+    if (result === NO_RESULT) throw new Error(`Operation "${op.name}": its middleware ended the request without running the handler`);
+    ctx.endSpan?.(span);
+    return result as T;
+  } catch (err) {
+    ctx.endSpan?.(span, err);
+    throw err;
+  }
+}
+const NO_RESULT = Symbol('no result');
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * The REST route of an operation: its middleware, then a handler that merges route params with the
+ * query (GET, DELETE, HEAD, OPTIONS) or the JSON body (POST, PUT, PATCH) into the input, runs the
+ * operation and answers its result as JSON.
+ */
+export function operationRoute(op: Operation): RouteDefinition {
+  const rest = op.rest;
+  if (rest === undefined) throw new TypeError(`Operation "${op.name}" names no REST route`);
+  const readsBody = BODY_METHODS.has(rest.method);
+  const status = rest.status ?? 200;
+  const where = readsBody ? 'body' : 'query';
+  const handler: AnyMiddleware = async (ctx: Context) => {
+    ctx.set(OPERATION_NAME, op.name);
+    const params = ctx.params as Record<string, unknown>;
+    const source: unknown = readsBody ? await ctx.parseBody() : ctx.query;
+    let input: unknown = source;
+    // A body that is not a JSON object (an array, a string) goes to validation as it is, and fails there.
+    if (source === undefined || source === null || (typeof source === 'object' && !Array.isArray(source))) {
+      input = Object.assign(Object.create(null) as Record<string, unknown>, source, params);
+    }
+    const origin: InputOrigin = (key) => (Object.prototype.hasOwnProperty.call(params, key) ? 'params' : where);
+    ctx.json(await op.execute(input, ctx, origin), status);
+  };
+  return {
+    method: rest.method,
+    path: rest.path,
+    middleware: [...op.middleware],
+    handler,
+    meta: { operation: op, ...(op.description !== undefined ? { description: op.description } : {}) },
+  };
+}
