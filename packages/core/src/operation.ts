@@ -1,6 +1,6 @@
 import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
-import { createContextKey, OPERATION_NAME, type RequestContext } from './request-context.js';
+import { OPERATION_NAME, type RequestContext } from './request-context.js';
 import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition } from './types.js';
 
 /**
@@ -117,18 +117,13 @@ export function grpcMethodName(op: Operation): string {
   return op.grpc?.method ?? op.name.charAt(0).toUpperCase() + op.name.slice(1);
 }
 
-const RAW_INPUT = createContextKey<{ raw: unknown; origin: InputOrigin | undefined }>('fw.operationInput');
 const chains = new WeakMap<Operation, ComposedMiddleware<RequestContext>>();
-const RESULT = createContextKey<unknown>('fw.operationResult');
 
+/** The operation's middleware, composed once; each call passes its own final step. */
 function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
   let chain = chains.get(op);
   if (chain === undefined) {
-    const run = async (ctx: RequestContext): Promise<void> => {
-      const { raw, origin } = ctx.get(RAW_INPUT) ?? { raw: undefined, origin: undefined };
-      ctx.set(RESULT, await op.execute(raw, ctx, origin));
-    };
-    chain = compose<RequestContext>([...op.middleware, run]);
+    chain = compose<RequestContext>(op.middleware);
     chains.set(op, chain);
   }
   return chain;
@@ -143,14 +138,17 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
 export async function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   if (ctx.get(OPERATION_NAME) === undefined || ctx.protocol !== 'graphql') ctx.set(OPERATION_NAME, op.name);
   const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
-  ctx.set(RAW_INPUT, { raw, origin });
-  ctx.set(RESULT, NO_RESULT);
+  // The input and result live in this call, not on the context: GraphQL resolves sibling fields
+  // concurrently on one request context.
+  let result: T | typeof NO_RESULT = NO_RESULT;
+  const run = async (): Promise<void> => {
+    result = await op.execute(raw, ctx, origin);
+  };
   try {
-    await chainOf(op)(ctx);
-    const result = ctx.get(RESULT);
+    await chainOf(op)(ctx, run);
     if (result === NO_RESULT) throw new Error(`Operation "${op.name}": its middleware ended the request without running the handler`);
     ctx.endSpan?.(span);
-    return result as T;
+    return result;
   } catch (err) {
     ctx.endSpan?.(span, err);
     throw err;

@@ -18,7 +18,7 @@ export const DEFAULT_GRAPHQL_LIMITS: Readonly<Required<GraphQLLimits>> = Object.
 const DEFAULT_CACHE = { maxEntries: 1000, maxSize: 4 * 1024 * 1024 };
 
 const HOW_TO_PASS =
-  'pass { schema } with a GraphQLSchema from the graphql package, e.g. { schema: buildSchema(`type Query { hello: String }`) } or { schema: new GraphQLSchema({ query }) }';
+  'pass { schema } with a GraphQLSchema from the graphql package, e.g. { schema: buildSchema(`type Query { hello: String }`) } or { schema: new GraphQLSchema({ query }) }, or leave it out to serve the operations that name graphql';
 
 const KNOWN_KEYS = new Set<string>([
   'path',
@@ -39,7 +39,8 @@ const LIMIT_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_LIMITS));
 /** The configuration with every default applied (internal). */
 export interface ResolvedGraphQLConfig {
   path: string;
-  schema: GraphQLSchema;
+  /** Undefined: the schema is generated from the operations. */
+  schema: GraphQLSchema | undefined;
   context: GraphQLContextFactory | undefined;
   contextValue: unknown;
   hasContextValue: boolean;
@@ -57,14 +58,12 @@ export interface ResolvedGraphQLConfig {
 }
 
 /**
- * Checks a GraphQL configuration and throws a `TypeError` that says what to pass: a missing
- * schema, a value that is not a `GraphQLSchema`, `graphql: true` without a schema, unknown keys
- * and option values of the wrong type.
+ * Checks a GraphQL configuration and throws a `TypeError` that says what to pass: a schema that
+ * is not a `GraphQLSchema`, unknown keys and option values of the wrong type. `true` and a
+ * configuration without `schema` are valid: the schema is generated from the operations.
  */
-export function validateGraphQLConfig(config: unknown): asserts config is GraphQLConfig {
-  if (config === true) {
-    throw new TypeError(`GraphQL config: \`graphql: true\` is not enough, GraphQL needs a schema; ${HOW_TO_PASS} (protocols: { graphql: { schema } }).`);
-  }
+export function validateGraphQLConfig(config: unknown): asserts config is GraphQLConfig | true {
+  if (config === true) return;
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new TypeError(`GraphQL config must be an object, got ${describe(config)}; ${HOW_TO_PASS}.`);
   }
@@ -72,18 +71,19 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   for (const key of Object.keys(c)) {
     if (!KNOWN_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown option "${key}"; known options are ${[...KNOWN_KEYS].join(', ')}.`);
   }
-  if (c.schema === undefined || c.schema === null) throw new TypeError(`GraphQL config: \`schema\` is required; ${HOW_TO_PASS}.`);
-  let schemaOk: boolean;
-  try {
-    schemaOk = isSchema(c.schema);
-  } catch (err) {
-    // graphql's instanceOf check throws when the schema was built by another copy of graphql.
-    throw new TypeError(
-      'GraphQL config: `schema` was built by a different copy of the graphql package than @fw/graphql uses; install a single graphql 16 (it is a peer dependency) and build the schema with it.',
-      { cause: err },
-    );
+  if (c.schema !== undefined) {
+    let schemaOk: boolean;
+    try {
+      schemaOk = isSchema(c.schema);
+    } catch (err) {
+      // graphql's instanceOf check throws when the schema was built by another copy of graphql.
+      throw new TypeError(
+        'GraphQL config: `schema` was built by a different copy of the graphql package than @fw/graphql uses; install a single graphql 16 (it is a peer dependency) and build the schema with it.',
+        { cause: err },
+      );
+    }
+    if (!schemaOk) throw new TypeError(`GraphQL config: \`schema\` is not a GraphQLSchema (got ${describe(c.schema)}); ${HOW_TO_PASS}.`);
   }
-  if (!schemaOk) throw new TypeError(`GraphQL config: \`schema\` is not a GraphQLSchema (got ${describe(c.schema)}); ${HOW_TO_PASS}.`);
 
   if (c.path !== undefined) {
     if (typeof c.path !== 'string' || !c.path.startsWith('/') || /[?#\s]/.test(c.path)) {
@@ -120,8 +120,9 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
 }
 
 /** Validates the configuration and applies the defaults (internal). */
-export function resolveGraphQLConfig(config: unknown): ResolvedGraphQLConfig {
-  validateGraphQLConfig(config);
+export function resolveGraphQLConfig(value: unknown): ResolvedGraphQLConfig {
+  validateGraphQLConfig(value);
+  const config: GraphQLConfig = value === true ? {} : value;
   const limits = { ...DEFAULT_GRAPHQL_LIMITS };
   for (const [key, value] of Object.entries(config.limits ?? {}) as Array<[keyof GraphQLLimits, number | false | undefined]>) {
     if (value !== undefined) limits[key] = value;

@@ -11,6 +11,7 @@ import {
   validate,
   type DocumentNode,
   type ExecutionResult,
+  type GraphQLSchema,
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
@@ -28,6 +29,7 @@ import {
 import { checkDocumentLimits, oversizeBytes } from './internal/limits.js';
 import { LruCache } from './internal/lru.js';
 import { createPlayground, type Playground } from './internal/playground.js';
+import { fixedSource, type SchemaSource } from './operations/source.js';
 import type { GraphQLConfig, GraphQLHandler, GraphQLLimits } from './types.js';
 
 type GraphQLRequest = Request<Context['req'], Context>;
@@ -72,12 +74,19 @@ interface RawParams {
  * app.register({ name: 'api', setup: (host) => host.claimPath('/api/graphql', createGraphQLHandler({ schema }), { protocol: 'graphql' }) });
  */
 export function createGraphQLHandler<TContext = unknown>(config: GraphQLConfig<TContext>): GraphQLHandler {
-  return createEndpoint(resolveGraphQLConfig(config)).handler;
+  const resolved = resolveGraphQLConfig(config);
+  if (resolved.schema === undefined) {
+    throw new TypeError('createGraphQLHandler: `schema` is required (a GraphQLSchema); a schema generated from operations is served by graphqlPlugin.');
+  }
+  return createEndpoint(resolved, fixedSource(resolved.schema)).handler;
 }
 
-/** Builds the handler and the playground for a resolved configuration (internal). */
-export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
-  const { schema, rootValue, limits, maskErrors } = config;
+/**
+ * Builds the handler and the playground for a resolved configuration (internal); `source` gives
+ * the schema for each request.
+ */
+export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSource): Endpoint {
+  const { rootValue, limits, maskErrors } = config;
   // Escaped, and safe to call: a throwing onLog never fails a request. The plugin switches to the
   // app's logger when the configuration names none.
   let log: LogFunction = createLogger(config.onLog);
@@ -88,6 +97,8 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     ...config.validationRules,
   ];
   const cache = config.documentCache === false ? undefined : new LruCache<string, PreparedDocument>(config.documentCache.maxEntries, config.documentCache.maxSize);
+  // The schema the cached documents were validated against: a new schema empties the cache.
+  let cachedFor: GraphQLSchema | undefined;
   const parseOptions = limits.maxTokens === false ? undefined : { maxTokens: limits.maxTokens };
   const formatError = createErrorFormatter({ maskErrors, onLog, suggestions: config.introspection });
   const playground = config.playground ? createPlayground(config.path, onLog) : undefined;
@@ -108,7 +119,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     errorResponse(400, [requestError(400, message, { limit })], mediaTypeOf(ctx));
 
   /** Parses, checks the limits of and validates a document not in the cache. */
-  const prepare = (ctx: Context, query: string): PreparedDocument | HandlerResponse | readonly GraphQLError[] => {
+  const prepare = (ctx: Context, query: string, schema: GraphQLSchema): PreparedDocument | HandlerResponse | readonly GraphQLError[] => {
     if (limits.maxDocumentSize !== false) {
       const bytes = oversizeBytes(query, limits.maxDocumentSize);
       if (bytes !== undefined) {
@@ -140,7 +151,6 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
   };
 
   const handle = createHandler<Context['req'], Context, OperationContext>({
-    schema,
     rootValue,
     formatError,
 
@@ -215,9 +225,14 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
     onSubscribe(req: GraphQLRequest, params: RequestParams) {
       const ctx = req.context;
       const query = params.query;
+      const { schema, resolverFor } = source.current();
+      if (schema !== cachedFor) {
+        cache?.clear();
+        cachedFor = schema;
+      }
       let prepared = cache?.get(query);
       if (prepared === undefined) {
-        const result = prepare(ctx, query);
+        const result = prepare(ctx, query, schema);
         if (!isPrepared(result)) return result;
         prepared = result;
       }
@@ -245,6 +260,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig): Endpoint {
         variableValues: params.variables,
         operationName: params.operationName,
       };
+      if (resolverFor !== undefined) args.fieldResolver = resolverFor(ctx);
       return args;
     },
 

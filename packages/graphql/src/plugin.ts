@@ -1,7 +1,12 @@
+import type { Operation } from '@fw/core';
 import type { PluginHost } from '@fw/core/plugin';
+import { printSchema } from 'graphql';
 import { resolveGraphQLConfig } from './config.js';
 import { createEndpoint } from './handler.js';
+import { OperationSchemas } from './operations/source.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
+
+const NO_OPERATIONS: readonly Operation[] = Object.freeze([]);
 
 /**
  * The GraphQL protocol plugin. Registered on an application, it answers GraphQL over HTTP on
@@ -9,21 +14,38 @@ import type { GraphQLConfig, GraphQLPlugin } from './types.js';
  * `ctx.protocol` is `graphql`), and serves the bundled GraphiQL when `playground` is on. Errors
  * thrown on `path`, by middleware too, are answered as GraphQL responses (`{ errors }`).
  * The configuration is checked here, so a bad one fails when the app is built.
+ *
+ * The operations registered on the app that name `graphql` (`app.operation(op)`) are served as
+ * fields of the schema's query and mutation types; without a `schema` (or with `true`), the
+ * schema is generated from them alone. An operation that cannot be served (a name clash, a type
+ * GraphQL cannot express) makes `app.operation()` throw; `listen()` fails when there is nothing
+ * to serve.
  * @example
  * const app = new Application();
  * app.register(graphqlPlugin({ schema, context: (req, ctx) => ({ user: ctx.user }) }));
  * await app.listen(4000);
  */
-export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext>): GraphQLPlugin {
-  const endpoint = createEndpoint(resolveGraphQLConfig(config));
-  const { path, schema } = endpoint.config;
+export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext> | true): GraphQLPlugin {
+  const resolved = resolveGraphQLConfig(config);
+  let host: PluginHost | undefined;
+  const schemas = new OperationSchemas(resolved.schema, () => host?.operations() ?? NO_OPERATIONS);
+  const endpoint = createEndpoint(resolved, schemas);
+  const { path } = endpoint.config;
   return {
     name: 'graphql',
     path,
     handler: endpoint.handler,
-    getSchema: () => schema,
-    setup(host: PluginHost): void {
+    getSchema: () => schemas.current().schema,
+    printSchema: () => printSchema(schemas.current().schema),
+    setup(pluginHost: PluginHost): void {
+      if (host !== undefined) throw new Error('This GraphQL plugin is already registered on an application; make one plugin per application.');
+      host = pluginHost;
       endpoint.attach(host);
+      // Before each operation is registered (and now, for those registered already): one GraphQL
+      // cannot serve makes app.operation() throw.
+      host.onOperation((op) => schemas.check(op));
+      // Nothing to serve is a configuration error: fail listen() rather than the first request.
+      host.onListen(() => void schemas.current());
       // Outside all global middleware: a 429 from rateLimit(), a 401 from authenticate or a 413
       // from a body read becomes a GraphQL response ({ errors }) with its status and headers.
       host.wrap(endpoint.guard);

@@ -57,8 +57,12 @@ export interface GraphQLDocumentCacheConfig {
 export interface GraphQLConfig<TContext = unknown> {
   /** The endpoint path (exact match). @default '/graphql' */
   path?: string;
-  /** The schema to serve. Required. */
-  schema: GraphQLSchema;
+  /**
+   * The schema to serve. The fields of the operations that name `graphql` are added to it (to its
+   * query and mutation types). Without one, the schema is generated from those operations alone.
+   * @default undefined (generated from the operations)
+   */
+  schema?: GraphQLSchema;
   /**
    * The value resolvers get as `context`: a factory `(req, ctx) => value` (may be async), or a
    * fixed value. @default the framework `Context` of the request (so `context.user` works)
@@ -103,6 +107,12 @@ export interface GraphQLPlugin extends Plugin {
   readonly path: string;
   /** The handler mounted on `path` (exposed for custom mounting and benchmarks). */
   readonly handler: GraphQLHandler;
-  /** The schema being served. */
+  /**
+   * The schema being served: the configured one with the fields of the operations that name
+   * `graphql`, or the one generated from them. Throws when there is neither a schema nor a GraphQL
+   * operation (nor a query among them).
+   */
   getSchema(): GraphQLSchema;
+  /** The SDL of the served schema (graphql's `printSchema`), as `fw emit` writes it to `schema.graphql`. Throws as `getSchema` does. */
+  printSchema(): string;
 }

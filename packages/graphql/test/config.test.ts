@@ -6,19 +6,16 @@ import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, graphqlPlugin, validateGr
 const schema = buildSchema('type Query { hello: String }');
 
 describe('validateGraphQLConfig', () => {
-  it('says a schema is needed when protocols.graphql is true', () => {
-    expect(() => validateGraphQLConfig(true)).toThrow(TypeError);
-    expect(() => validateGraphQLConfig(true)).toThrow(/`graphql: true`.*needs a schema.*pass \{ schema \}.*GraphQLSchema/);
-  });
-
-  it('says schema is required when it is missing, and how to build one', () => {
-    expect(() => validateGraphQLConfig({})).toThrow(/`schema` is required; pass \{ schema \} with a GraphQLSchema.*buildSchema/);
-    expect(() => validateGraphQLConfig({ path: '/gql' })).toThrow(/`schema` is required/);
+  it('accepts true and a configuration without a schema: the schema is generated from the operations', () => {
+    expect(() => validateGraphQLConfig(true)).not.toThrow();
+    expect(() => validateGraphQLConfig({})).not.toThrow();
+    expect(() => validateGraphQLConfig({ path: '/gql' })).not.toThrow();
   });
 
   it('refuses a schema that is not a GraphQLSchema, naming what it got', () => {
     expect(() => validateGraphQLConfig({ schema: 'type Query { hello: String }' })).toThrow(/`schema` is not a GraphQLSchema \(got the string "type Query/);
-    expect(() => validateGraphQLConfig({ schema: { query: {} } })).toThrow(/not a GraphQLSchema \(got a plain object\)/);
+    expect(() => validateGraphQLConfig({ schema: { query: {} } })).toThrow(/not a GraphQLSchema \(got a plain object\); pass \{ schema \} with a GraphQLSchema.*buildSchema.*or leave it out/);
+    expect(() => validateGraphQLConfig({ schema: null })).toThrow(/not a GraphQLSchema \(got null\)/);
   });
 
   it('refuses values that are not a config object', () => {
@@ -67,8 +64,8 @@ describe('validateGraphQLConfig', () => {
 
 describe('graphqlPlugin', () => {
   it('checks its configuration when it is created', () => {
-    // @ts-expect-error schema is required
-    expect(() => graphqlPlugin({})).toThrow(/`schema` is required/);
+    // @ts-expect-error path must be a string
+    expect(() => graphqlPlugin({ path: 5 })).toThrow(/`path` must be a path/);
   });
 
   it('is a plugin named graphql that reports its schema and the default path', () => {

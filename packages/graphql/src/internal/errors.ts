@@ -9,6 +9,14 @@ export const MASKED_MESSAGE = 'Internal server error';
 /** Formats one error of a response; graphql-http calls it for every error it sends. */
 export type ErrorFormatter = (error: Readonly<GraphQLError | Error>) => GraphQLError | Error;
 
+/** Errors an operation field refused its arguments with (its input validation): `BAD_USER_INPUT`. */
+const userInputErrors = new WeakSet<object>();
+
+/** Marks `error` as a refusal of the field's arguments: it is formatted with `code: BAD_USER_INPUT`. */
+export function markUserInputError(error: object): void {
+  userInputErrors.add(error);
+}
+
 /**
  * Graphql's " Did you mean …?" ending, as `didYouMean()` writes it: up to five quoted names,
  * optionally after "the enum value" or "to use an inline fragment on". Anchored at the end so a
@@ -26,8 +34,9 @@ export function withoutSuggestion(message: string): string {
 /**
  * Maps errors for the response. Resolver errors (with a `path`): an HTTPError (or an error carrying
  * a 4xx `statusCode`) keeps its message and gets `extensions: { code, status }` from core's
- * protocol table; any other thrown error is logged with its stack and, unless `maskErrors` is
- * false, shown as "Internal server error". Request, syntax, validation and variable errors (no
+ * protocol table (`BAD_USER_INPUT` for an operation's refused input, see `markUserInputError`);
+ * any other thrown error is logged with its stack and, unless `maskErrors` is false, shown as
+ * "Internal server error". Request, syntax, validation and variable errors (no
  * `path`) keep graphql's message, but the message of an unexpected error inside them (a custom
  * scalar's TypeError) is cut off and logged. GraphQLErrors thrown on purpose pass through. With
  * `suggestions: false` (introspection off), graphql's "Did you mean …?" hints are dropped.
@@ -59,7 +68,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${original.message}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
-    extensions.code = protocolStatus(status).graphql;
+    extensions.code = userInputErrors.has(original) ? 'BAD_USER_INPUT' : protocolStatus(status).graphql;
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
     const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : original.message;

@@ -48,4 +48,10 @@ export class LruCache<K, V> {
       this.entries.delete(oldest.value);
     }
   }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
 }

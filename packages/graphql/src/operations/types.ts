@@ -1,0 +1,298 @@
+import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLEnumValueConfigMap,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type GraphQLScalarType,
+} from 'graphql';
+import { GraphQLDateTime } from './datetime.js';
+import { inputTypeName, isGraphQLName, operationError, pascalCase, typeStem } from './names.js';
+
+/**
+ * The GraphQL types of a set of operations: every rule that decides what an operation looks like
+ * over GraphQL is here. A schema object (a shape's `source`) is one named type per direction
+ * (output, input); anything GraphQL cannot express fails with an error naming the operation and
+ * the path.
+ */
+
+const SCALARS: Record<ScalarKind, GraphQLScalarType> = {
+  string: GraphQLString,
+  boolean: GraphQLBoolean,
+  float: GraphQLFloat,
+  // GraphQL's Int is 32 bits: graphql-js refuses a larger result with an error, never truncates it.
+  int: GraphQLInt,
+  int32: GraphQLInt,
+  datetime: GraphQLDateTime,
+};
+
+/** Names a schema may not give its types: they are GraphQL's own, or the root types. */
+const RESERVED = new Set(['String', 'Int', 'Float', 'Boolean', 'ID', 'Query', 'Mutation', 'Subscription']);
+
+type EnumShape = Extract<TypeShape, { kind: 'enum' }>;
+
+/** A named type and where it was first wanted, for error messages. */
+interface Claim {
+  readonly type: GraphQLNamedType;
+  readonly source: object;
+  readonly where: string;
+}
+
+/** A root field generated for an operation. */
+export interface OperationField {
+  readonly operation: Operation;
+  readonly config: GraphQLFieldConfig<unknown, unknown>;
+}
+
+/** What a set of operations maps to. */
+export interface OperationTypes {
+  /** The root fields, by operation type, in operation name order. */
+  readonly query: readonly OperationField[];
+  readonly mutation: readonly OperationField[];
+  /** Every named type generated (objects, input objects, enums, DateTime), by name. */
+  readonly types: ReadonlyMap<string, GraphQLNamedType>;
+  /** Where each generated name was first wanted (`operation "getBook" at output`). */
+  readonly origins: ReadonlyMap<string, string>;
+}
+
+class TypeBuilder {
+  readonly claims = new Map<string, Claim>();
+  readonly bySource = { output: new Map<object, GraphQLNamedType>(), input: new Map<object, GraphQLNamedType>() };
+
+  private claim(op: Operation, path: string, name: string, source: object, make: () => GraphQLNamedType): GraphQLNamedType {
+    if (!isGraphQLName(name)) {
+      throw operationError(op, path, `"${name}" is not a valid GraphQL type name (letters, digits and _, not starting with a digit or __): name the schema with .meta({ id })`);
+    }
+    const where = `operation "${op.name}" at ${path}`;
+    if (RESERVED.has(name)) throw operationError(op, path, `the type name "${name}" is GraphQL's own: give the schema another name with .meta({ id })`);
+    const existing = this.claims.get(name);
+    if (existing !== undefined) {
+      if (existing.source === source) {
+        throw operationError(op, path, `the schema named "${name}" is used both as input and as output (also at ${existing.where}): GraphQL needs two types, so name it without the "Input" ending`);
+      }
+      throw new Error(
+        `GraphQL operations: the type name "${name}" is wanted by two different schemas, ${existing.where} and ${where}: give one of them another name with .meta({ id })`,
+      );
+    }
+    const type = make();
+    this.claims.set(name, { type, source, where });
+    return type;
+  }
+
+  /** The scalar type of a kind; `DateTime` is a generated type like the others (its name may clash). */
+  private scalar(op: Operation, kind: ScalarKind, path: string): GraphQLScalarType {
+    const scalar = SCALARS[kind] as GraphQLScalarType | undefined;
+    if (scalar === undefined) throw operationError(op, path, `the scalar kind "${String(kind)}" has no GraphQL type`);
+    if (scalar === GraphQLDateTime && this.claims.get(scalar.name)?.source !== scalar) this.claim(op, path, scalar.name, scalar, () => scalar);
+    return scalar;
+  }
+
+  /** The output type of a shape, non-null unless the shape is nullable. */
+  output(op: Operation, shape: TypeShape, derived: string, path: string): GraphQLOutputType {
+    if (shape.kind === 'nullable') return this.nullableOutput(op, unwrap(shape), derived, path);
+    return new GraphQLNonNull(this.nullableOutput(op, shape, derived, path));
+  }
+
+  private nullableOutput(op: Operation, shape: TypeShape, derived: string, path: string): Exclude<GraphQLOutputType, GraphQLNonNull<never>> {
+    switch (shape.kind) {
+      case 'scalar':
+        return this.scalar(op, shape.scalar, path);
+      case 'enum':
+        return this.enumeration(op, shape, derived, path);
+      case 'object':
+        return this.object(op, shape, derived, path);
+      case 'list':
+        return new GraphQLList(this.output(op, shape.of, derived, `${path}[]`));
+      case 'nullable':
+        return this.nullableOutput(op, unwrap(shape), derived, path);
+      case 'map':
+        throw mapError(op, path);
+    }
+  }
+
+  /** The input type of a shape, non-null unless the shape is nullable. */
+  input(op: Operation, shape: TypeShape, derived: string, path: string): GraphQLInputType {
+    if (shape.kind === 'nullable') return this.nullableInput(op, unwrap(shape), derived, path);
+    return new GraphQLNonNull(this.nullableInput(op, shape, derived, path));
+  }
+
+  private nullableInput(op: Operation, shape: TypeShape, derived: string, path: string): Exclude<GraphQLInputType, GraphQLNonNull<never>> {
+    switch (shape.kind) {
+      case 'scalar':
+        return this.scalar(op, shape.scalar, path);
+      case 'enum':
+        return this.enumeration(op, shape, derived, path);
+      case 'object':
+        return this.inputObject(op, shape, derived, path);
+      case 'list':
+        return new GraphQLList(this.input(op, shape.of, derived, `${path}[]`));
+      case 'nullable':
+        return this.nullableInput(op, unwrap(shape), derived, path);
+      case 'map':
+        throw mapError(op, path);
+    }
+  }
+
+  /** The object type of a shape: one per schema, named by the schema or `derived`. */
+  object(op: Operation, shape: ObjectShape, derived: string, path: string): GraphQLObjectType {
+    const known = this.bySource.output.get(shape.source);
+    if (known !== undefined) return known as GraphQLObjectType;
+    const name = shape.name ?? derived;
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const type = this.claim(op, path, name, shape.source, () => new GraphQLObjectType({ name, description: shape.description, fields: () => inSchemaOrder(shape, fields) }));
+    this.bySource.output.set(shape.source, type);
+    for (const [field, fieldPath] of checkedFields(op, shape, path)) {
+      const fieldType = this.output(op, field.type, name + pascalCase(field.name), fieldPath);
+      fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field) };
+    }
+    return type as GraphQLObjectType;
+  }
+
+  /** The input object type of a shape: one per schema, named `<name>Input` or `derived`. */
+  inputObject(op: Operation, shape: ObjectShape, derived: string, path: string): GraphQLInputObjectType {
+    const known = this.bySource.input.get(shape.source);
+    if (known !== undefined) return known as GraphQLInputObjectType;
+    const name = shape.name === undefined ? derived : inputTypeName(shape.name);
+    const fields: GraphQLInputFieldConfigMap = {};
+    const type = this.claim(op, path, name, shape.source, () => new GraphQLInputObjectType({ name, description: shape.description, fields: () => inSchemaOrder(shape, fields) }));
+    this.bySource.input.set(shape.source, type);
+    for (const [field, fieldPath] of checkedFields(op, shape, path)) {
+      const fieldType = this.input(op, field.type, name + pascalCase(field.name), fieldPath);
+      fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field) };
+    }
+    return type as GraphQLInputObjectType;
+  }
+
+  private enumeration(op: Operation, shape: EnumShape, derived: string, path: string): GraphQLEnumType {
+    const known = this.bySource.output.get(shape.source);
+    if (known !== undefined) return known as GraphQLEnumType;
+    const name = shape.name ?? derived;
+    if (shape.values.length === 0) throw operationError(op, path, 'an enum with no values cannot map to GraphQL');
+    const values: GraphQLEnumValueConfigMap = {};
+    for (const value of shape.values) {
+      if (typeof value !== 'string' || !isGraphQLName(value) || value === 'true' || value === 'false' || value === 'null') {
+        throw operationError(
+          op,
+          path,
+          `the enum value ${JSON.stringify(value)} is not a valid GraphQL enum value (letters, digits and _, not starting with a digit; not true, false or null)`,
+        );
+      }
+      values[value] = { value };
+    }
+    const type = this.claim(op, path, name, shape.source, () => new GraphQLEnumType({ name, description: shape.description, values }));
+    // An enum is one type in both directions.
+    this.bySource.output.set(shape.source, type);
+    this.bySource.input.set(shape.source, type);
+    return type as GraphQLEnumType;
+  }
+
+  /** The root field of an operation: `name(input: <X>Input!): <output>`. */
+  field(op: Operation): GraphQLFieldConfig<unknown, unknown> {
+    const stem = typeStem(op);
+    if (!isGraphQLName(op.name)) throw operationError(op, 'name', `"${op.name}" is not a valid GraphQL field name (letters, digits and _, not starting with a digit or __)`);
+    const kind = op.graphql?.type;
+    if (kind !== 'query' && kind !== 'mutation') throw operationError(op, 'graphql.type', `must be "query" or "mutation", got ${JSON.stringify(kind)}`);
+    if (op.input.kind !== 'object') throw operationError(op, 'input', 'the input must be an object');
+    const args: GraphQLFieldConfig<unknown, unknown>['args'] = {};
+    if (op.input.fields.length > 0) {
+      const input = this.inputObject(op, op.input, `${stem}Input`, 'input');
+      // Optional as a whole when every field is.
+      args.input = { type: op.input.fields.every((field) => field.optional) ? input : new GraphQLNonNull(input) };
+    }
+    const output = op.output;
+    // The items of a top-level list are `<Stem>OutputItem`; anything else is `<Stem>Output`.
+    const derived = unwrap(output).kind === 'list' ? `${stem}OutputItem` : `${stem}Output`;
+    return { type: this.output(op, output, derived, 'output'), args, description: op.description };
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * An object's fields with their paths, checked, in name order: nested schemas take their derived
+ * names from their first use, so visiting by name keeps those names when keys are reordered.
+ * The type lists its fields in the schema's order (`inSchemaOrder`).
+ */
+function checkedFields(op: Operation, shape: ObjectShape, path: string): Array<[FieldShape, string]> {
+  if (shape.fields.length === 0) {
+    throw operationError(op, path, 'an object with no fields cannot map to GraphQL, whose object types need at least one field');
+  }
+  const list: Array<[FieldShape, string]> = [];
+  for (const field of shape.fields) {
+    const fieldPath = `${path}.${field.name}`;
+    if (!isGraphQLName(field.name)) {
+      throw operationError(op, fieldPath, `"${field.name}" is not a valid GraphQL field name (letters, digits and _, not starting with a digit or __)`);
+    }
+    list.push([field, fieldPath]);
+  }
+  return list.sort(([a], [b]) => compare(a.name, b.name));
+}
+
+/** The fields built (in name order) listed in the schema's order. */
+function inSchemaOrder<T>(shape: ObjectShape, fields: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(shape.fields.map((field) => [field.name, fields[field.name]!]));
+}
+
+/** The shape under any `nullable` wrappers. */
+function unwrap(shape: TypeShape): TypeShape {
+  let inner = shape;
+  while (inner.kind === 'nullable') inner = inner.of;
+  return inner;
+}
+
+function nullableOf<T extends GraphQLOutputType | GraphQLInputType>(type: T): T {
+  return (type instanceof GraphQLNonNull ? type.ofType : type) as T;
+}
+
+
+function mapError(op: Operation, path: string): Error {
+  return operationError(op, path, 'a map (z.record) cannot map to GraphQL, which has no map type: use a list of { key, value } objects');
+}
+
+/** A field's description, else that of its type when the type has no name to carry one (a scalar, a list). */
+function describeField(field: FieldShape): string | undefined {
+  if (field.description !== undefined) return field.description;
+  let type: TypeShape = field.type;
+  for (;;) {
+    if (type.kind === 'object' || type.kind === 'enum') return undefined;
+    if (type.description !== undefined) return type.description;
+    if (type.kind === 'scalar') return undefined;
+    type = type.of;
+  }
+}
+
+/**
+ * Maps the operations that name GraphQL to root fields and types. Operations are visited in name
+ * order, the input of each before its output, so that a schema used by several operations takes
+ * the same derived name whatever order they were registered in.
+ */
+export function buildOperationTypes(operations: readonly Operation[]): OperationTypes {
+  const builder = new TypeBuilder();
+  const query: OperationField[] = [];
+  const mutation: OperationField[] = [];
+  for (const op of [...operations].sort((a, b) => compare(a.name, b.name))) {
+    const config = builder.field(op);
+    (op.graphql!.type === 'query' ? query : mutation).push({ operation: op, config });
+  }
+  const types = new Map<string, GraphQLNamedType>();
+  const origins = new Map<string, string>();
+  for (const [name, claim] of builder.claims) {
+    types.set(name, claim.type);
+    origins.set(name, claim.where);
+  }
+  return { query, mutation, types, origins };
+}
