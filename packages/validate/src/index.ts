@@ -1,11 +1,18 @@
 /**
  * @fw/validate — `validate()` and `createHandler()`: request validation with zod 3.25+/4 or any
- * Standard Schema validator, replacing body, query and params with the validated output.
+ * Standard Schema validator, replacing body, query and params with the validated output; and
+ * `defineOperation()`: one zod 4 definition served on REST, GraphQL and gRPC.
  */
 export { createHandler } from './create-handler.js';
+export { defineOperation } from './define-operation.js';
 export { validate, TOO_DEEP_CODE, TOO_DEEP_MESSAGE } from './validate.js';
 export type {
+  DefinedOperation,
   InferOutput,
+  OperationDefinition,
+  OperationHandler,
+  OperationMethod,
+  OperationRestDefinition,
   Schema,
   StandardSchemaV1,
   ValidatedBody,
@@ -22,4 +29,8 @@ export type {
   ZodLikeIssue,
   ZodLikeResult,
   ZodLikeSchema,
+  Zod4Input,
+  Zod4ObjectSchema,
+  Zod4Output,
+  Zod4Schema,
 } from './types.js';

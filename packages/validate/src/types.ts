@@ -1,4 +1,16 @@
-import type { AnyMiddleware, Context, Next, ParamsOf, QueryRecord, ROUTE_SCHEMA } from '@fw/core';
+import type {
+  AnyMiddleware,
+  Context,
+  Middleware,
+  Next,
+  Operation,
+  OperationGraphQL,
+  OperationGrpc,
+  ParamsOf,
+  QueryRecord,
+  RequestContext,
+  ROUTE_SCHEMA,
+} from '@fw/core';
 
 /**
  * The Standard Schema v1 interface (https://standardschema.dev), declared here so that no
@@ -155,3 +167,96 @@ export type ValidatedHandler<S extends ValidationSchema> = (ctx: ValidatedContex
  * `AnyMiddleware`, because a route's handlers are typed with the raw `RouteContext` the router knows.
  */
 export type ValidatedRoute<S extends ValidationSchema> = [validation: ValidationMiddleware<S>, handler: AnyMiddleware];
+
+/**
+ * A zod 4 schema (zod 4.x classic or mini, or `zod/v4` of zod 3.25), recognised by `_zod`: where zod
+ * keeps a schema's inferred types and its definition.
+ */
+export interface Zod4Schema<TOutput = unknown, TInput = unknown> {
+  /** zod's internals: the inferred types and the definition. */
+  readonly _zod: {
+    readonly output: TOutput;
+    readonly input: TInput;
+    readonly def: { readonly type: string };
+  };
+}
+
+/** A zod 4 object schema (`z.object({ ... })`), the only kind an operation's input may be. */
+export interface Zod4ObjectSchema<TOutput = unknown, TInput = unknown> extends Zod4Schema<TOutput, TInput> {
+  /** zod's internals: the inferred types and an object definition. */
+  readonly _zod: {
+    readonly output: TOutput;
+    readonly input: TInput;
+    readonly def: { readonly type: 'object' };
+  };
+}
+
+/** The value a zod 4 schema produces (`z.output<S>`). */
+export type Zod4Output<S extends Zod4Schema> = S['_zod']['output'];
+/** The value a zod 4 schema accepts (`z.input<S>`). */
+export type Zod4Input<S extends Zod4Schema> = S['_zod']['input'];
+
+/** The HTTP methods an operation can be served with. */
+export type OperationMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Where an operation is served over REST. */
+export interface OperationRestDefinition {
+  /** GET and DELETE read the input from the path params and the query; POST, PUT and PATCH from the path params and the JSON body. */
+  readonly method: OperationMethod;
+  /** The route path, starting with `/`; each `:param` is a field of the input. */
+  readonly path: string;
+  /** The status of a successful answer, 200 to 299. @default 200 */
+  readonly status?: number;
+}
+
+/** An operation's handler: the validated input (the input schema's output) and the request context; answers the output schema's input. */
+export type OperationHandler<I extends Zod4ObjectSchema, O extends Zod4Schema> = (
+  input: Zod4Output<I>,
+  ctx: RequestContext,
+) => Zod4Input<O> | Promise<Zod4Input<O>>;
+
+/** What `defineOperation` takes. */
+export interface OperationDefinition<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
+  G extends OperationGraphQL | undefined = OperationGraphQL | undefined,
+  P extends OperationGrpc | undefined = OperationGrpc | undefined,
+> {
+  /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
+  name: string;
+  /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
+  description?: string;
+  /** The input: a zod 4 object schema. */
+  input: I;
+  /** The output: any zod 4 schema that can be served (see the README's table). */
+  output: O;
+  /** Middleware run before the handler on every protocol. @default [] */
+  middleware?: ReadonlyArray<Middleware<RequestContext>>;
+  /** Runs the operation. */
+  handler: OperationHandler<I, O>;
+  /** Serves the operation over REST; omit to not. */
+  rest?: R;
+  /** Serves the operation over GraphQL; omit to not. */
+  graphql?: G;
+  /** Serves the operation over gRPC; omit to not. */
+  grpc?: P;
+}
+
+/** What `defineOperation` returns: core's `Operation`, typed by the schemas, with the definition's protocol fields as given. */
+export interface DefinedOperation<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
+  G extends OperationGraphQL | undefined = OperationGraphQL | undefined,
+  P extends OperationGrpc | undefined = OperationGrpc | undefined,
+> extends Operation<Zod4Output<I>, Zod4Output<O>> {
+  /** Where the operation is served over REST. */
+  readonly rest: R;
+  /** Where the operation is served over GraphQL. */
+  readonly graphql: G;
+  /** Where the operation is served over gRPC. */
+  readonly grpc: P;
+  /** The schemas the operation was defined with. */
+  readonly schemas: { readonly input: I; readonly output: O };
+}

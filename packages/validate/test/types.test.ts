@@ -6,6 +6,7 @@ import ts from 'typescript';
 // and not only `tsc --noEmit`.
 const root = join(__dirname, '..');
 const inferenceFile = join(root, 'test/inference.types.ts');
+const operationFile = join(root, 'test/operation.types.ts');
 const misuseFile = join(root, 'test/fixtures/inference-misuse.ts');
 
 function compilerOptions(): ts.CompilerOptions {
@@ -44,16 +45,21 @@ function markers(file: string): Array<{ line: number; code: number }> {
 // Type-checking zod 3, zod 4 and valibot declarations takes seconds, more on a loaded machine.
 const CHECK_TIMEOUT = 60_000;
 
-describe('type inference of createHandler() and validate()', () => {
+describe('type inference of createHandler(), validate() and defineOperation()', () => {
   const options = compilerOptions();
   let program: ts.Program;
 
   beforeAll(() => {
-    program = ts.createProgram([inferenceFile, misuseFile], options);
+    program = ts.createProgram([inferenceFile, operationFile, misuseFile], options);
   }, CHECK_TIMEOUT);
 
   it('compiles the inference tests without a single error', () => {
     expect(diagnostics(program, inferenceFile)).toEqual([]);
+  }, CHECK_TIMEOUT);
+
+  // Each misuse there carries `@ts-expect-error`: one that stops failing is an error (TS2578) too.
+  it('compiles the defineOperation() type tests, every expected error met', () => {
+    expect(diagnostics(program, operationFile)).toEqual([]);
   }, CHECK_TIMEOUT);
 
   // The fixture proves the assertions bite: Expect<Equal<...>> on a wrong type does not compile.

@@ -24,35 +24,49 @@ function isStandardSchema(value: object): value is StandardSchemaV1 {
   return typeof props === 'object' && props !== null && props.version === 1 && typeof props.validate === 'function';
 }
 
-/**
- * Builds the runner for one part. zod goes through `safeParseAsync` (async refinements and
- * transforms work, and zod's issue objects keep their `code`); any other Standard Schema
- * validator through `~standard.validate`, awaited only when it answers with a promise.
- */
+/** Names the field of an issue from its path. */
+export type FieldNamer = (path: ReadonlyArray<PropertyKey | StandardSchemaV1.PathSegment> | undefined) => string;
+
+/** Runs a schema on a value, naming the fields of its issues with the namer given per call. */
+export type NamedSchemaRunner = (value: unknown, name: FieldNamer) => Promise<PartResult>;
+
+/** Builds the runner for one part: issues are named `<part>.<path>`. */
 export function schemaRunner(part: ValidationPart, schema: Schema): SchemaRunner {
+  const run = namedSchemaRunner(schema);
+  const name: FieldNamer = (path) => fieldName(part, path);
+  return (value) => run(value, name);
+}
+
+/**
+ * Builds a runner whose issues are named by the caller. zod goes through `safeParseAsync` (async
+ * refinements and transforms work, and zod's issue objects keep their `code`); any other Standard
+ * Schema validator (zod mini included) through `~standard.validate`, awaited only when it answers
+ * with a promise.
+ */
+export function namedSchemaRunner(schema: Schema): NamedSchemaRunner {
   if (typeof (schema as Partial<ZodLike>).safeParseAsync === 'function') {
     const zod = schema as ZodLike;
-    return async (value) => {
+    return async (value, name) => {
       const result = await zod.safeParseAsync(value);
       if (result.success) return { ok: true, value: result.data };
-      return { ok: false, errors: result.error.issues.map((issue) => zodEntry(part, issue)) };
+      return { ok: false, errors: result.error.issues.map((issue) => zodEntry(name, issue)) };
     };
   }
   const props = (schema as StandardSchemaV1)['~standard'];
-  return async (value) => {
+  return async (value, name) => {
     const pending = props.validate(value);
     const result = pending instanceof Promise ? await pending : pending;
     if (result.issues === undefined) return { ok: true, value: result.value };
-    return { ok: false, errors: result.issues.map((issue) => standardEntry(part, issue)) };
+    return { ok: false, errors: result.issues.map((issue) => standardEntry(name, issue)) };
   };
 }
 
-function zodEntry(part: ValidationPart, issue: ZodLikeIssue): ValidationErrorEntry {
-  return { field: fieldName(part, issue.path), message: issue.message, code: issue.code };
+function zodEntry(name: FieldNamer, issue: ZodLikeIssue): ValidationErrorEntry {
+  return { field: name(issue.path), message: issue.message, code: issue.code };
 }
 
-function standardEntry(part: ValidationPart, issue: StandardSchemaV1.Issue): ValidationErrorEntry {
-  return { field: fieldName(part, issue.path), message: issue.message, code: issueCode(issue) };
+function standardEntry(name: FieldNamer, issue: StandardSchemaV1.Issue): ValidationErrorEntry {
+  return { field: name(issue.path), message: issue.message, code: issueCode(issue) };
 }
 
 /**
@@ -66,13 +80,22 @@ export function issueCode(issue: StandardSchemaV1.Issue): string {
   return 'invalid';
 }
 
-/** `body` + `['items', 0, 'qty']` → `body.items.0.qty`; an empty path is the part itself. */
-export function fieldName(part: ValidationPart, path: ReadonlyArray<PropertyKey | StandardSchemaV1.PathSegment> | undefined): string {
-  if (path === undefined || path.length === 0) return part;
-  let field: string = part;
+/**
+ * `body` + `['items', 0, 'qty']` → `body.items.0.qty`; an empty path is the prefix itself. An
+ * empty prefix gives the path alone: `items.0.qty`.
+ */
+export function fieldName(prefix: string, path: ReadonlyArray<PropertyKey | StandardSchemaV1.PathSegment> | undefined): string {
+  if (path === undefined || path.length === 0) return prefix;
+  let field = prefix;
   for (const segment of path) {
-    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
-    field += '.' + (typeof key === 'symbol' ? (key.description ?? '') : String(key));
+    if (field !== '') field += '.';
+    field += pathKey(segment);
   }
   return field;
+}
+
+/** One segment of an issue path as text (a symbol by its description). */
+export function pathKey(segment: PropertyKey | StandardSchemaV1.PathSegment): string {
+  const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+  return typeof key === 'symbol' ? (key.description ?? '') : String(key);
 }

@@ -1,0 +1,257 @@
+import { Application } from './application.js';
+import { HTTPError } from './http-error.js';
+import { grpcMethodName, isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
+import type { PluginHost } from './plugin-host.js';
+import { ContextVariables, OPERATION_NAME, type RequestContext, type TraceAttributes, type TraceSpan } from './request-context.js';
+import type { Middleware } from './types.js';
+
+const EMPTY: ObjectShape = { kind: 'object', name: undefined, fields: [], source: {} };
+
+interface Call {
+  raw: unknown;
+  origin: InputOrigin | undefined;
+}
+
+/** A hand-built operation whose `execute` records its calls and answers `answer(raw)`. */
+function operation(
+  name: string,
+  options: { middleware?: Array<Middleware<RequestContext>>; answer?: (raw: unknown, ctx: RequestContext) => unknown; rest?: Operation['rest'] } = {},
+): Operation & { calls: Call[] } {
+  const calls: Call[] = [];
+  const answer = options.answer ?? ((raw: unknown) => ({ echo: raw }));
+  return {
+    [OPERATION_BRAND]: true,
+    name,
+    input: EMPTY,
+    output: EMPTY,
+    rest: options.rest,
+    middleware: options.middleware ?? [],
+    schemas: { input: undefined, output: undefined },
+    calls,
+    execute(raw, ctx, origin) {
+      calls.push({ raw, origin });
+      return Promise.resolve(answer(raw, ctx));
+    },
+  };
+}
+
+/** A protocol-neutral context, as the gRPC package makes one; tracing members only when given. */
+function context(extra: Partial<RequestContext> = {}): RequestContext {
+  const variables = new ContextVariables();
+  return {
+    protocol: 'grpc',
+    method: 'POST',
+    path: '/shop.Catalog/GetBook',
+    headers: {},
+    ip: '127.0.0.1',
+    state: {},
+    statusCode: 0,
+    setHeader: () => undefined,
+    get: (key) => variables.get(key),
+    set: (key, value) => variables.set(key, value),
+    ...extra,
+  };
+}
+
+/** Registers a plugin that hands its host out. */
+function hostOf(app: Application): PluginHost {
+  let host: PluginHost | undefined;
+  app.register({ name: 'probe', setup: (h) => (host = h) });
+  return host!;
+}
+
+describe('isOperation()', () => {
+  it('tells a branded operation from look-alikes', () => {
+    expect(isOperation(operation('getBook'))).toBe(true);
+    const { [OPERATION_BRAND]: _brand, ...lookAlike } = operation('getBook');
+    expect(isOperation(lookAlike)).toBe(false);
+    expect(isOperation({ ...lookAlike, [OPERATION_BRAND]: 'yes' })).toBe(false);
+    expect(isOperation(null)).toBe(false);
+    expect(isOperation('getBook')).toBe(false);
+  });
+});
+
+describe('grpcMethodName()', () => {
+  it('is grpc.method when given, else the name with its first letter upper-cased', () => {
+    expect(grpcMethodName(operation('getBook'))).toBe('GetBook');
+    expect(grpcMethodName({ ...operation('getBook'), grpc: { service: 'shop.Catalog', method: 'Fetch' } })).toBe('Fetch');
+  });
+});
+
+describe('runOperation()', () => {
+  it('runs the middleware in order, then execute with the raw input and origin, and resolves with its result', async () => {
+    const order: string[] = [];
+    const op = operation('getBook', {
+      middleware: [
+        async (_ctx, next) => {
+          order.push('first:in');
+          await next();
+          order.push('first:out');
+        },
+        async (_ctx, next) => {
+          order.push('second');
+          await next();
+        },
+      ],
+      answer: (raw) => {
+        order.push('execute');
+        return { got: raw };
+      },
+    });
+    const origin: InputOrigin = () => 'body';
+    await expect(runOperation(op, context(), { id: '1' }, origin)).resolves.toEqual({ got: { id: '1' } });
+    expect(order).toEqual(['first:in', 'second', 'execute', 'first:out']);
+    expect(op.calls).toEqual([{ raw: { id: '1' }, origin }]);
+  });
+
+  it('rejects with what a middleware throws, without running execute', async () => {
+    const refused = new HTTPError(401, 'Unauthorized');
+    const op = operation('getBook', { middleware: [() => Promise.reject(refused)] });
+    await expect(runOperation(op, context(), {})).rejects.toBe(refused);
+    expect(op.calls).toEqual([]);
+  });
+
+  it('is an error when a middleware ends the request without calling next()', async () => {
+    const op = operation('getBook', { middleware: [() => undefined] });
+    await expect(runOperation(op, context(), {})).rejects.toThrow(
+      'Operation "getBook": its middleware ended the request without running the handler',
+    );
+    expect(op.calls).toEqual([]);
+  });
+
+  it('names the operation on the context for tracing and logs', async () => {
+    let seen: string | undefined;
+    const op = operation('getBook', { answer: (_raw, ctx) => (seen = ctx.get(OPERATION_NAME)) });
+    const ctx = context();
+    await runOperation(op, ctx, {});
+    expect(seen).toBe('getBook');
+    expect(ctx.get(OPERATION_NAME)).toBe('getBook');
+  });
+
+  it('keeps the GraphQL operation name on a GraphQL request that already has one', async () => {
+    const ctx = context({ protocol: 'graphql' });
+    ctx.set(OPERATION_NAME, 'BookPage');
+    await runOperation(operation('getBook'), ctx, {});
+    expect(ctx.get(OPERATION_NAME)).toBe('BookPage');
+  });
+
+  it('runs inside a child span named for the operation, ended with the error when it fails', async () => {
+    const span = { name: 'span' } as unknown as TraceSpan;
+    const started: Array<[string, TraceAttributes | undefined]> = [];
+    const ended: Array<[TraceSpan | undefined, unknown]> = [];
+    const ctx = context({
+      startSpan: (name, attributes) => (started.push([name, attributes]), span),
+      endSpan: (s, error) => void ended.push([s, error]),
+    });
+    await runOperation(operation('getBook'), ctx, {});
+    expect(started).toEqual([['operation getBook', { 'fw.operation.name': 'getBook' }]]);
+    expect(ended).toEqual([[span, undefined]]);
+
+    const failure = new Error('store down');
+    await expect(runOperation(operation('listBooks', { answer: () => Promise.reject(failure) }), ctx, {})).rejects.toBe(failure);
+    expect(started[1]).toEqual(['operation listBooks', { 'fw.operation.name': 'listBooks' }]);
+    expect(ended[1]).toEqual([span, failure]);
+  });
+
+  it('keeps the input and result of operations running at once on one context apart', async () => {
+    // GraphQL resolves sibling fields concurrently on the request's one context.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = operation('slow', {
+      middleware: [
+        async (_ctx, next) => {
+          await gate;
+          await next();
+        },
+      ],
+      answer: (raw) => ({ slow: raw }),
+    });
+    const fast = operation('fast', { answer: (raw) => ({ fast: raw }) });
+    const ctx = context({ protocol: 'graphql' });
+    const first = runOperation(slow, ctx, { n: 1 });
+    const second = runOperation(fast, ctx, { n: 2 });
+    await expect(second).resolves.toEqual({ fast: { n: 2 } });
+    release();
+    await expect(first).resolves.toEqual({ slow: { n: 1 } });
+  });
+});
+
+describe('app.operation()', () => {
+  it('serves an operation with a REST binding on its route, op middleware first', async () => {
+    const app = new Application();
+    const order: string[] = [];
+    const op = operation('getBook', {
+      rest: { method: 'GET', path: '/books/:id' },
+      middleware: [(ctx, next) => (order.push(`mw:${ctx.protocol}`), next())],
+      answer: (raw) => (order.push('execute'), { ...(raw as object) }),
+    });
+    app.operation(op);
+    const res = await app.inject('/books/7?lang=en');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ id: '7', lang: 'en' });
+    expect(order).toEqual(['mw:http', 'execute']);
+    expect(op.calls[0]!.origin!('id')).toBe('params');
+    expect(op.calls[0]!.origin!('lang')).toBe('query');
+    expect(app.getRoutes().map((r) => [r.method, r.path, r.meta?.operation])).toEqual([['GET', '/books/:id', op]]);
+  });
+
+  it('refuses what is not an operation, and a second operation of the same name', () => {
+    const app = new Application();
+    expect(() => app.operation({ name: 'getBook' } as unknown as Operation)).toThrow(TypeError);
+    app.operation(operation('getBook'));
+    expect(() => app.operation(operation('getBook'))).toThrow('An operation named "getBook" is already registered');
+  });
+});
+
+describe('host.operations() and host.onOperation()', () => {
+  it('lists the operations in a frozen list that is a new one after each registration', () => {
+    const app = new Application();
+    const host = hostOf(app);
+    const empty = host.operations();
+    expect(empty).toEqual([]);
+    expect(Object.isFrozen(empty)).toBe(true);
+    const first = operation('getBook');
+    app.operation(first);
+    const one = host.operations();
+    expect(one).toEqual([first]);
+    expect(one).not.toBe(empty);
+    expect(host.operations()).toBe(one);
+    expect(Object.isFrozen(one)).toBe(true);
+    const second = operation('listBooks');
+    app.operation(second);
+    expect(host.operations()).toEqual([first, second]);
+    expect(host.operations()).not.toBe(one);
+  });
+
+  it('shows a hook the operations registered before it and each one registered after', () => {
+    const app = new Application();
+    const host = hostOf(app);
+    const early = operation('getBook');
+    app.operation(early);
+    const seen: Operation[] = [];
+    host.onOperation((op) => void seen.push(op));
+    expect(seen).toEqual([early]);
+    const late = operation('listBooks');
+    app.operation(late);
+    expect(seen).toEqual([early, late]);
+  });
+
+  it('refuses a registration a hook throws for: not listed, no route', async () => {
+    const app = new Application();
+    const host = hostOf(app);
+    host.onOperation((op) => {
+      if (op.name === 'bad') throw new Error('cannot serve "bad"');
+    });
+    const bad = operation('bad', { rest: { method: 'GET', path: '/bad' } });
+    expect(() => app.operation(bad)).toThrow('cannot serve "bad"');
+    expect(host.operations()).toEqual([]);
+    expect(app.getRoutes()).toEqual([]);
+    expect((await app.inject('/bad')).statusCode).toBe(404);
+    expect(bad.calls).toEqual([]);
+  });
+
+  it('checks the hook type', () => {
+    const host = hostOf(new Application());
+    expect(() => host.onOperation('nope' as never)).toThrow('onOperation expects a function');
+  });
+});

@@ -1,0 +1,102 @@
+import { HTTPError, type InputOrigin, type OperationGraphQL, type OperationGrpc, type RequestContext } from '@fw/core';
+import { OPERATION_BRAND } from '@fw/core/plugin';
+import { hasDatetime, readDates, writeDates } from './internal/dates.js';
+import { checkDefinition, errorPrefix } from './internal/definition.js';
+import { fieldName, namedSchemaRunner, pathKey, type FieldNamer } from './internal/schema-runner.js';
+import { inputShape, ShapeError, typeShape } from './internal/type-shape.js';
+import type {
+  DefinedOperation,
+  OperationDefinition,
+  OperationRestDefinition,
+  Schema,
+  ValidationErrorDetails,
+  Zod4ObjectSchema,
+  Zod4Output,
+  Zod4Schema,
+} from './types.js';
+
+/** Names an issue by its plain path: `id`, `author.name`; the whole input is `''`. */
+const plainField: FieldNamer = (path) => fieldName('', path);
+
+/**
+ * Defines an operation once, to serve it on every protocol it names with `app.operation(op)`:
+ * the input (a zod 4 object) is validated, the handler runs, and its result is shaped by the output
+ * (unknown keys dropped, dates as ISO strings). The definition is checked now: a mistake, or a type
+ * that cannot be served on GraphQL or gRPC, is a `TypeError` naming the operation and the path.
+ * @example
+ * const getBook = defineOperation({
+ *   name: 'getBook',
+ *   input: z.object({ id: z.string() }),
+ *   output: z.object({ id: z.string(), title: z.string() }).meta({ id: 'Book' }),
+ *   handler: async ({ id }) => ({ id, title: 'Dune' }),
+ *   rest: { method: 'GET', path: '/books/:id' },
+ *   graphql: { type: 'query' },
+ *   grpc: { service: 'bookstore.Catalog' },
+ * });
+ * app.operation(getBook);
+ */
+export function defineOperation<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  const R extends OperationRestDefinition | undefined = undefined,
+  const G extends OperationGraphQL | undefined = undefined,
+  const P extends OperationGrpc | undefined = undefined,
+>(definition: OperationDefinition<I, O, R, G, P>): DefinedOperation<I, O, R, G, P> {
+  const checked = checkDefinition(definition);
+  const { name, handler } = checked;
+  let input;
+  let output;
+  try {
+    input = inputShape(checked.input);
+    output = typeShape(checked.output, 'output', 'output');
+  } catch (err) {
+    if (err instanceof ShapeError) throw new TypeError(errorPrefix(name) + err.message);
+    throw err;
+  }
+  const validateInput = namedSchemaRunner(checked.input as unknown as Schema);
+  const shapeOutput = namedSchemaRunner(checked.output as unknown as Schema);
+  const datesIn = hasDatetime(input);
+  const datesOut = hasDatetime(output);
+
+  const execute = async (raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<Zod4Output<O>> => {
+    const parsed = await validateInput(datesIn ? readDates(raw, input) : raw, origin === undefined ? plainField : originField(origin));
+    if (!parsed.ok) {
+      const details: ValidationErrorDetails = { errors: parsed.errors };
+      throw new HTTPError(400, 'Validation failed', details);
+    }
+    const result = await handler(parsed.value, ctx);
+    const shaped = await shapeOutput(result, plainField);
+    if (!shaped.ok) {
+      const mismatches = shaped.errors.map((entry) => (entry.field === '' ? entry.message : `${entry.field}: ${entry.message}`));
+      throw new Error(`Operation "${name}" returned a value that does not match its output: ${mismatches.join('; ')}`);
+    }
+    return (datesOut ? writeDates(shaped.value, output) : shaped.value);
+  };
+
+  const operation = {
+    [OPERATION_BRAND]: true as const,
+    name,
+    description: checked.description,
+    input,
+    output,
+    rest: checked.rest,
+    graphql: checked.graphql,
+    grpc: checked.grpc,
+    middleware: checked.middleware,
+    schemas: Object.freeze({ input: definition.input, output: definition.output }),
+    execute,
+  };
+  return Object.freeze(operation) as unknown as DefinedOperation<I, O, R, G, P>;
+}
+
+/**
+ * Names an issue by where its top-level key came from: `params.id`, `query.limit`, `body.author.name`.
+ * An issue about the whole input (a body that is not an object) is named by the origin of `''`.
+ */
+function originField(origin: InputOrigin): FieldNamer {
+  return (path) => {
+    if (path === undefined || path.length === 0) return origin('') ?? '';
+    const where = origin(pathKey(path[0]!));
+    return fieldName(where ?? '', path);
+  };
+}

@@ -1,0 +1,172 @@
+import type { Middleware, OperationGraphQL, OperationGrpc, RequestContext } from '@fw/core';
+import type { OperationRestDefinition } from '../types.js';
+import { child, isZod3, isZod4, kindOf, TRANSPARENT, type ZodNode } from './zod4.js';
+
+/**
+ * The define-time checks of an operation definition. Each failure is a `TypeError` whose message
+ * starts with `defineOperation("<name>"): ` and says what to change.
+ */
+
+/** A definition whose every part was checked: zod 4 schemas, frozen copies of the protocol fields. */
+export interface CheckedDefinition {
+  name: string;
+  description: string | undefined;
+  input: ZodNode;
+  output: ZodNode;
+  handler: (input: unknown, ctx: RequestContext) => unknown;
+  middleware: ReadonlyArray<Middleware<RequestContext>>;
+  rest: OperationRestDefinition | undefined;
+  graphql: OperationGraphQL | undefined;
+  grpc: OperationGrpc | undefined;
+}
+
+const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const PASCAL = /^[A-Z][A-Za-z0-9]*$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const QUERY_METHODS = new Set(['GET', 'DELETE']);
+const ZOD3 = "is a zod 3 schema: operations need zod 4 (import { z } from 'zod' with zod 4, or from 'zod/v4' with zod 3.25)";
+
+const KEYS = {
+  definition: ['name', 'description', 'input', 'output', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
+  rest: ['method', 'path', 'status'],
+  graphql: ['type'],
+  grpc: ['service', 'method'],
+} as const;
+
+/** The prefix of every definition error. */
+export function errorPrefix(name: unknown): string {
+  return typeof name === 'string' ? `defineOperation(${JSON.stringify(name)}): ` : 'defineOperation(): ';
+}
+
+/** Checks a definition; throws a `TypeError` naming the operation at the first mistake. */
+export function checkDefinition(definition: unknown): CheckedDefinition {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+    throw new TypeError('defineOperation() expects a definition object { name, input, output, handler, ... }');
+  }
+  const given = definition as Record<string, unknown>;
+  const prefix = errorPrefix(given.name);
+  const fail = (message: string): never => {
+    throw new TypeError(prefix + message);
+  };
+  if (typeof given.name !== 'string') return fail('name must be a string');
+  if (!NAME.test(given.name)) fail(`name must match ${String(NAME)} (it is the GraphQL field name)`);
+  unknownKeys(given, KEYS.definition, '', fail);
+  if (given.description !== undefined && typeof given.description !== 'string') fail('description must be a string');
+  const input = schema(given.input, 'input', fail);
+  if (input._zod.def.type !== 'object') fail(`input must be a zod 4 object schema (z.object({ ... })), got ${kindOf(input)}`);
+  const output = schema(given.output, 'output', fail);
+  if (typeof given.handler !== 'function') fail('handler must be a function');
+  return {
+    name: given.name,
+    description: given.description as string | undefined,
+    input,
+    output,
+    handler: given.handler as CheckedDefinition['handler'],
+    middleware: middleware(given.middleware, fail),
+    rest: given.rest === undefined ? undefined : rest(given.rest, input, fail),
+    graphql: given.graphql === undefined ? undefined : graphql(given.graphql, fail),
+    grpc: given.grpc === undefined ? undefined : grpc(given.grpc, fail),
+  };
+}
+
+type Fail = (message: string) => never;
+
+function unknownKeys(value: Record<string, unknown>, known: readonly string[], where: string, fail: Fail): void {
+  for (const key of Object.keys(value)) if (!known.includes(key)) fail(`unknown key "${where}${key}"`);
+}
+
+function schema(value: unknown, part: 'input' | 'output', fail: Fail): ZodNode {
+  if (isZod4(value)) return value;
+  if (isZod3(value)) return fail(`${part} ${ZOD3}`);
+  return fail(part === 'input' ? 'input must be a zod 4 object schema (z.object({ ... }))' : 'output must be a zod 4 schema');
+}
+
+function middleware(value: unknown, fail: Fail): ReadonlyArray<Middleware<RequestContext>> {
+  if (value === undefined) return Object.freeze([]);
+  if (!Array.isArray(value)) return fail('middleware must be an array of functions');
+  for (const [i, fn] of (value as unknown[]).entries()) if (typeof fn !== 'function') fail(`middleware[${i}] must be a function`);
+  return Object.freeze([...(value as Array<Middleware<RequestContext>>)]);
+}
+
+function record(value: unknown, what: string, fail: Fail): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(what);
+  return value as Record<string, unknown>;
+}
+
+function rest(value: unknown, input: ZodNode, fail: Fail): OperationRestDefinition {
+  const given = record(value, 'rest must be an object { method, path, status? }', fail);
+  unknownKeys(given, KEYS.rest, 'rest.', fail);
+  const { method, path, status } = given;
+  if (typeof method !== 'string' || !METHODS.includes(method)) fail(`rest.method must be one of ${METHODS.join(', ')}, got ${show(method)}`);
+  if (typeof path !== 'string' || !path.startsWith('/')) return fail(`rest.path must be a string starting with "/", got ${show(path)}`);
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) {
+    fail(`rest.status must be an integer from 200 to 299, got ${show(status)}`);
+  }
+  const fields = (input._zod.def.shape ?? {}) as Record<string, unknown>;
+  const params = path.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1));
+  for (const param of params) {
+    if (!Object.prototype.hasOwnProperty.call(fields, param)) {
+      fail(`rest.path parameter ":${param}" is not a field of the input (fields: ${Object.keys(fields).join(', ') || 'none'})`);
+    }
+  }
+  // Path params are strings, and so are query values: a field that refuses every string can never be valid there.
+  const readsQuery = QUERY_METHODS.has(method);
+  for (const [key, field] of Object.entries(fields)) {
+    const isParam = params.includes(key);
+    if (!isParam && !readsQuery) continue;
+    const refusal = isZod4(field) ? refusesStrings(field) : undefined;
+    if (refusal !== undefined) {
+      fail(`input.${key}: ${refusal.kind} never accepts the string a REST ${isParam ? 'path' : 'query'} parameter is (use ${refusal.use})`);
+    }
+  }
+  return Object.freeze({ method: method as OperationRestDefinition['method'], path, ...(status === undefined ? {} : { status }) });
+}
+
+/** Whether a field's schema refuses every string (numbers and booleans without coercion), and what accepts one. */
+function refusesStrings(node: ZodNode): { kind: string; use: string } | undefined {
+  const def = node._zod.def;
+  if (def.type === 'optional' || def.type === 'nullable' || TRANSPARENT.has(def.type)) {
+    const inner = child(def, 'innerType');
+    return inner === undefined ? undefined : refusesStrings(inner);
+  }
+  if (def.type === 'array') {
+    const element = child(def, 'element');
+    return element === undefined ? undefined : refusesStrings(element);
+  }
+  if (def.coerce === true) return undefined;
+  if (def.type === 'number' || def.type === 'int') return { kind: 'z.number()', use: 'z.coerce.number()' };
+  if (def.type === 'boolean') return { kind: 'z.boolean()', use: 'z.stringbool()' };
+  return undefined;
+}
+
+function graphql(value: unknown, fail: Fail): OperationGraphQL {
+  const given = record(value, 'graphql must be an object { type }', fail);
+  unknownKeys(given, KEYS.graphql, 'graphql.', fail);
+  if (given.type !== 'query' && given.type !== 'mutation') fail(`graphql.type must be "query" or "mutation", got ${show(given.type)}`);
+  return Object.freeze({ type: given.type });
+}
+
+function grpc(value: unknown, fail: Fail): OperationGrpc {
+  const given = record(value, 'grpc must be an object { service, method? }', fail);
+  unknownKeys(given, KEYS.grpc, 'grpc.', fail);
+  const { service, method } = given;
+  if (typeof service !== 'string' || !isServiceName(service)) {
+    fail(`grpc.service must be "<package>.<Service>" (e.g. "bookstore.Catalog"), got ${show(service)}`);
+  }
+  if (method !== undefined && (typeof method !== 'string' || !PASCAL.test(method))) {
+    fail(`grpc.method must be a PascalCase identifier (e.g. "GetBook"), got ${show(method)}`);
+  }
+  return Object.freeze({ service: service, ...(method === undefined ? {} : { method: method }) });
+}
+
+/** `<package>.<Service>`: a (dotted) package of identifiers, then a PascalCase service name. */
+function isServiceName(service: string): boolean {
+  const parts = service.split('.');
+  const last = parts.pop()!;
+  return parts.length > 0 && parts.every((part) => IDENTIFIER.test(part)) && PASCAL.test(last);
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
