@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { HTTPMethod, Route } from '@fw/core';
+import { isOperation, type HTTPMethod, type Operation, type Route } from '@fw/core';
 import { defaultLog } from '@fw/core/plugin';
 import { accessMeta } from './internal/access-meta.js';
 import { SchemaRegistry } from './internal/components.js';
@@ -18,6 +18,7 @@ import type {
   OperationObject,
   ParameterObject,
   ReferenceObject,
+  RequestBodyObject,
   ResponseObject,
   ResponseSpec,
   SchemaIO,
@@ -42,6 +43,14 @@ export const DEFAULT_SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
 export type RouteSource = { getRoutes(): Route[] } | readonly Route[];
 
 const RESPONSE_SPEC_KEYS = new Set(['description', 'schema', 'contentType', 'headers']);
+
+/** The methods whose operation input comes from the JSON body (the others read the query), as core binds them. */
+const BODY_METHODS: ReadonlySet<HTTPMethod> = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Statuses whose answers carry no body. */
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
+
+type Convert = (value: unknown, part: SchemaPart, io: SchemaIO, name: string, datesAsStrings?: boolean) => JSONSchema;
 
 /** Where warnings go without `onWarning`: fw's default log (one entry on stderr). */
 const logWarning = (warning: OpenAPIWarning): void => defaultLog(`[@fw/openapi] ${warning.message}`);
@@ -68,7 +77,8 @@ class DocumentBuilder {
   private readonly schemeName: string | undefined;
   private securityUsed = false;
   // Routes share schemas (one response schema on many routes): each is converted once per side.
-  private readonly converted = { input: new WeakMap<object, JSONSchema>(), output: new WeakMap<object, JSONSchema>() };
+  // Operation inputs are cached apart: their dates are documented as strings.
+  private readonly converted = { input: new WeakMap<object, JSONSchema>(), output: new WeakMap<object, JSONSchema>(), operationInput: new WeakMap<object, JSONSchema>() };
   private readonly onWarning: (warning: OpenAPIWarning) => void;
 
   constructor(private readonly options: OpenAPIOptions) {
@@ -117,18 +127,26 @@ class DocumentBuilder {
     const { route, method } = planned;
     const meta = route.meta ?? {};
     const schema = route.schema ?? {};
-    const operationId = this.operationId(planned, meta.operationId);
+    // A route `app.operation()` registered is documented from its operation's schemas.
+    const op = isOperation(meta.operation) && meta.operation.rest !== undefined ? meta.operation : undefined;
+    const operationId = this.operationId(planned, meta.operationId ?? op?.name);
     const hint = operationId[0]!.toUpperCase() + operationId.slice(1);
-    const convert = (value: unknown, part: SchemaPart, io: SchemaIO, name: string): JSONSchema => {
+    const convert: Convert = (value, part, io, name, datesAsStrings = false) => {
       const cacheable = typeof value === 'object' && value !== null && this.options.convert === undefined;
-      const cache = cacheable ? this.converted[io] : undefined;
+      const cache = cacheable ? this.converted[datesAsStrings ? 'operationInput' : io] : undefined;
       let converted = cache?.get(value as object);
       if (converted === undefined) {
         let warned = false;
-        converted = convertSchema(value, { io, part, method, path: route.path }, this.options, (code, message) => {
-          warned = true;
-          this.warn(code, message, method, route.path);
-        });
+        converted = convertSchema(
+          value,
+          { io, part, method, path: route.path },
+          this.options,
+          (code, message) => {
+            warned = true;
+            this.warn(code, message, method, route.path);
+          },
+          datesAsStrings,
+        );
         // A schema with a warning is converted again for each route, so each route is named in one.
         if (!warned) cache?.set(value as object, converted);
       }
@@ -144,19 +162,27 @@ class DocumentBuilder {
     }
     if (meta.deprecated === true) operation.deprecated = true;
 
-    const parameters = [
-      ...this.pathParameters(planned, schema.params === undefined ? undefined : convert(schema.params, 'params', 'input', 'Params')),
-      ...this.queryParameters(planned, schema.query === undefined ? undefined : convert(schema.query, 'query', 'input', 'Query')),
-    ];
-    if (parameters.length > 0) operation.parameters = parameters;
-    if (schema.body !== undefined) {
-      operation.requestBody = {
-        required: !acceptsUndefined(schema.body),
-        content: { 'application/json': { schema: convert(schema.body, 'body', 'input', 'Body') } },
-      };
-    }
+    const input =
+      op !== undefined
+        ? this.operationInput(planned, op, convert)
+        : {
+            parameters: [
+              ...this.pathParameters(planned, schema.params === undefined ? undefined : convert(schema.params, 'params', 'input', 'Params')),
+              ...this.queryParameters(planned, schema.query === undefined ? undefined : convert(schema.query, 'query', 'input', 'Query')),
+            ],
+            requestBody:
+              schema.body === undefined
+                ? undefined
+                : { required: !acceptsUndefined(schema.body), content: { 'application/json': { schema: convert(schema.body, 'body', 'input', 'Body') } } },
+          };
+    if (input.parameters.length > 0) operation.parameters = input.parameters;
+    if (input.requestBody !== undefined) operation.requestBody = input.requestBody;
+    // An operation validates its input and, on POST/PUT/PATCH, reads the body even when it documents none.
+    const validated = op !== undefined || schema.body !== undefined || schema.query !== undefined || schema.params !== undefined;
+    const readsBody = op !== undefined ? BODY_METHODS.has(method) : schema.body !== undefined;
 
-    const responses = this.documentedResponses(planned, { ...asRecord(meta.responses), ...asRecord(schema.responses) }, convert);
+    const success = op === undefined ? {} : this.operationResponse(op);
+    const responses = this.documentedResponses(planned, { ...success, ...asRecord(meta.responses), ...asRecord(schema.responses) }, convert);
     // Listed errors are the route's own statement, so they are documented even with errorResponses: false.
     for (const [status, description] of this.listedErrors(planned, meta.errors)) responses[String(status)] ??= this.errors.forStatus(status, description);
     const access = accessMeta(meta);
@@ -168,11 +194,11 @@ class DocumentBuilder {
         const { status, ref } = this.errors.use(key);
         responses[status] ??= ref;
       };
-      if (schema.body !== undefined || schema.query !== undefined || schema.params !== undefined) add('validationError');
+      if (validated) add('validationError');
       if (auth || optionalAuth) add('unauthorized');
       if (auth) add('forbidden');
       if (planned.templateNames.length > 0) add('notFound');
-      if (schema.body !== undefined) add('payloadTooLarge');
+      if (readsBody) add('payloadTooLarge');
       if (rateLimited) add('tooManyRequests');
       add('internalServerError');
     }
@@ -202,6 +228,41 @@ class DocumentBuilder {
     for (let n = 2; this.operationIds.has(id); n++) id = `${base}_${n}`;
     this.operationIds.add(id);
     return id;
+  }
+
+  /**
+   * An operation's input as REST carries it: the fields named by the route's `:params` as path
+   * parameters, the others as query parameters (GET, DELETE, HEAD, OPTIONS) or as the JSON body
+   * (POST, PUT, PATCH), as core's operation route merges them.
+   */
+  private operationInput(planned: PlannedOperation, op: Operation, convert: Convert): { parameters: ParameterObject[]; requestBody?: RequestBodyObject } {
+    const readsBody = BODY_METHODS.has(planned.method);
+    const input = convert(op.schemas.input, readsBody ? 'body' : 'query', 'input', 'Input', true);
+    const parameters = this.pathParameters(planned, input);
+    const shape = this.objectShape(input);
+    if (shape === undefined) {
+      if (!readsBody) return { parameters: [...parameters, ...this.queryParameters(planned, input)] };
+      return { parameters, requestBody: { required: false, content: { 'application/json': { schema: input } } } };
+    }
+    const fromPath = new Set(planned.routeNames);
+    const names = Object.keys(shape.properties).filter((name) => !fromPath.has(name));
+    const rest: JSONSchema = {
+      type: 'object',
+      properties: Object.fromEntries(names.map((name) => [name, shape.properties[name]!])),
+      ...(shape.required.some((name) => !fromPath.has(name)) ? { required: shape.required.filter((name) => !fromPath.has(name)) } : {}),
+    };
+    if (!readsBody) return { parameters: [...parameters, ...this.queryParameters(planned, rest)] };
+    if (names.length === 0) return { parameters };
+    // Without path fields the input is the body as it is (a named schema stays a reference).
+    const additional = this.registry.resolve(input).additionalProperties;
+    const body = names.length === Object.keys(shape.properties).length ? input : additional === undefined ? rest : { ...rest, additionalProperties: additional };
+    return { parameters, requestBody: { required: Array.isArray(rest.required), content: { 'application/json': { schema: body } } } };
+  }
+
+  /** The success response of an operation: `rest.status` (200) with its output, or no body for 204. */
+  private operationResponse(op: Operation): Record<string, unknown> {
+    const status = op.rest?.status ?? 200;
+    return { [String(status)]: NO_BODY_STATUSES.has(status) ? null : op.schemas.output };
   }
 
   private pathParameters(planned: PlannedOperation, schema: JSONSchema | undefined): ParameterObject[] {

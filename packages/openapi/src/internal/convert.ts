@@ -77,8 +77,9 @@ export function acceptsUndefined(schema: unknown): boolean {
  * order: the user's `convert`, zod 4 (its own `toJSONSchema`, or the `zodToJSONSchema` given), a
  * Standard JSON Schema (`~standard.jsonSchema`), valibot through `@valibot/to-json-schema`, a plain
  * JSON Schema object. Anything else, or a converter that throws, gives `{}` and a warning.
+ * `datesAsStrings`: zod dates are ISO strings on input too (operations read them so on every protocol).
  */
-export function convertSchema(schema: unknown, context: ConvertContext, options: OpenAPIOptions, warn: Warn): JSONSchema {
+export function convertSchema(schema: unknown, context: ConvertContext, options: OpenAPIOptions, warn: Warn, datesAsStrings = false): JSONSchema {
   const where = `${context.part} schema of ${context.method} ${context.path}`;
   const fail = (why: string, cause?: unknown): JSONSchema => {
     const reason = cause instanceof Error ? `: ${cause.message}` : '';
@@ -95,7 +96,7 @@ export function convertSchema(schema: unknown, context: ConvertContext, options:
     if (custom !== undefined) return clean(custom);
   }
   if (isZod4(schema)) {
-    const params = zodParams(context, where, warn);
+    const params = zodParams(context, where, warn, datesAsStrings);
     try {
       if (typeof schema.toJSONSchema === 'function') return clean(schema.toJSONSchema(params));
       if (options.zodToJSONSchema !== undefined) return clean(options.zodToJSONSchema(schema as never, params));
@@ -122,7 +123,7 @@ export function convertSchema(schema: unknown, context: ConvertContext, options:
   return fail('not a zod, Standard Schema or JSON Schema object');
 }
 
-function zodParams(context: ConvertContext, where: string, warn: Warn): Record<string, unknown> {
+function zodParams(context: ConvertContext, where: string, warn: Warn, datesAsStrings: boolean): Record<string, unknown> {
   return {
     target: TARGET,
     io: context.io,
@@ -131,7 +132,7 @@ function zodParams(context: ConvertContext, where: string, warn: Warn): Record<s
       const def = ctx.zodSchema._zod.def;
       const at = ctx.path.filter((key) => key !== 'properties' && key !== 'items').join('.');
       const location = at === '' ? where : `${where} (at ${at})`;
-      if (def.type === 'date' && (context.io === 'output' || def.coerce === true)) {
+      if (def.type === 'date' && (context.io === 'output' || def.coerce === true || datesAsStrings)) {
         // On the wire a date is an ISO string: JSON.stringify writes one, z.coerce.date() reads one.
         ctx.jsonSchema.type = 'string';
         ctx.jsonSchema.format = 'date-time';
