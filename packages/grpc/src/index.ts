@@ -1,6 +1,7 @@
 /**
  * @fw/grpc — serves grpc-js services on their own port beside an fw application, with the app's
- * wrappers and (opt-in) middleware, its error mapping and its listen/close lifecycle.
+ * wrappers and (opt-in) middleware, its error mapping and its listen/close lifecycle; and the app's
+ * operations, from .proto files it generates with stable field numbers.
  */
 export { DEFAULT_MAX_CONNECTION_IDLE_MS, grpcPlugin } from './plugin.js';
 export type { GrpcPlugin } from './plugin.js';
@@ -10,6 +11,10 @@ export { GrpcError } from './grpc-error.js';
 export type { GrpcErrorOptions } from './grpc-error.js';
 export { DEFAULT_LOADER_OPTIONS, GRPC_DEFAULTS } from './internal/config.js';
 export { ERROR_DETAILS_KEY, INTERNAL_DETAILS } from './internal/status.js';
+export { STATUS_DETAILS_KEY } from './internal/rich-status.js';
+export { generateProtos } from './operations/generate.js';
+export type { GenerateProtosOptions } from './operations/generate.js';
+export type { GeneratedProto } from './operations/print.js';
 export type {
   Awaitable,
   GrpcAnyServerCall,

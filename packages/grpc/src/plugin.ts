@@ -1,13 +1,19 @@
-import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { Http2Server, Settings } from 'node:http2';
-import type { AnyMiddleware } from '@fw/core';
+import path from 'node:path';
+import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import type { AnyMiddleware, Operation } from '@fw/core';
 import { createLogger, metaOf, type LogFunction, type Plugin, type PluginHost } from '@fw/core/plugin';
-import { GRPC_DEFAULTS, resolveGrpcConfig, type ResolvedGrpcConfig } from './internal/config.js';
+import { GRPC_DEFAULTS, resolveGrpcConfig, type ResolvedGrpcConfig, type ResolvedService } from './internal/config.js';
 import { withValidDescriptors } from './internal/descriptors.js';
 import { HealthService, healthProtoPath } from './internal/health.js';
 import { CallRunner, type ConfiguredMiddleware } from './internal/runner.js';
+import { previousFromDirectory } from './operations/generate.js';
+import { buildModel } from './operations/model.js';
+import { printModel, type GeneratedProto, type PreviousSource } from './operations/print.js';
+import { serveOperations } from './operations/serve.js';
 import type { GrpcAddress, GrpcConfig, GrpcServingStatus } from './types.js';
 
 declare module '@fw/core' {
@@ -29,6 +35,18 @@ export interface GrpcPlugin extends Plugin {
   readonly server: Server | undefined;
   /** Sets what the health service reports for `service` ('' is the whole server). Throws when health is off. */
   setServingStatus(service: string, status: GrpcServingStatus): void;
+  /**
+   * The .proto files of the app's operations that name gRPC services, one per proto package,
+   * numbered from the files in `previousDir` (default: `protoOut`; without either, declaration order).
+   * Writes nothing.
+   */
+  generateProtos(previousDir?: string): GeneratedProto[];
+  /**
+   * Writes the generated .proto files to `dir` (default: `protoOut`), numbered from the files
+   * already there; a file is written only when its content changed. Resolves with the paths of all
+   * generated files. `fw emit` calls it; `listen()` never writes.
+   */
+  writeProtos(dir?: string): Promise<string[]>;
 }
 
 function bindAddress(host: string, port: number): string {
@@ -61,8 +79,82 @@ class GrpcServerPlugin implements GrpcPlugin {
     if (this.attached !== undefined) throw new Error('This grpcPlugin is already registered on an application; create one per application');
     const onLog = this.config.onLog;
     this.attached = { host, log: onLog === undefined ? (message, error) => host.log(message, error) : createLogger(onLog) };
+    host.onOperation((op) => this.checkOperation(host, op));
     host.onListen(() => this.start());
     host.onClose(() => this.stop());
+  }
+
+  /** Refuses an operation the server cannot serve: registered while it runs, or one whose types cannot map. */
+  private checkOperation(host: PluginHost, op: Operation): void {
+    if (op.grpc === undefined) return;
+    if (this.running !== undefined || this.starting !== undefined) {
+      throw new Error(`Operation "${op.name}" names gRPC service "${op.grpc.service}", but the gRPC server is already running: register gRPC operations before listen()`);
+    }
+    const known = host.operations();
+    buildModel(known.includes(op) ? known : [...known, op], this.takenNames());
+  }
+
+  /** The fully-qualified names generated types may not reuse: the user's proto, the health service. */
+  private takenNames(): Set<string> {
+    const taken = new Set(Object.keys(this.config.packageDefinition));
+    if (this.config.health) taken.add('grpc.health.v1.Health');
+    return taken;
+  }
+
+  private previous(dir: string | undefined): PreviousSource {
+    return dir === undefined ? () => undefined : previousFromDirectory(dir);
+  }
+
+  generateProtos(previousDir?: string): GeneratedProto[] {
+    if (this.attached === undefined) throw new Error('generateProtos: register the gRPC plugin on an application first');
+    return printModel(buildModel(this.attached.host.operations(), this.takenNames()), this.previous(previousDir ?? this.config.protoOut));
+  }
+
+  async writeProtos(dir?: string): Promise<string[]> {
+    const target = dir ?? this.config.protoOut;
+    if (target === undefined) throw new Error('writeProtos: give a directory, or set `protoOut` in the gRPC config');
+    const written: string[] = [];
+    for (const file of this.generateProtos(target)) {
+      const full = path.join(target, file.file);
+      const current = await readFile(full, 'utf8').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      });
+      if (current !== file.text) {
+        await mkdir(path.dirname(full), { recursive: true });
+        await writeFile(full, file.text);
+      }
+      written.push(full);
+    }
+    return written;
+  }
+
+  /** The services to serve and the definition they come from: the configured ones, then the operations'. */
+  private served(host: PluginHost, log: LogFunction): { services: ResolvedService[]; definition: PackageDefinition } {
+    const config = this.config;
+    const operations = host.operations().filter((op) => op.grpc !== undefined);
+    if (operations.length === 0) {
+      if (config.services.length === 0) {
+        throw new Error(
+          'gRPC: nothing to serve. Give `services` (with `protoPath`) in the gRPC config, or register operations that name a gRPC service ' +
+            "(grpc: { service: '<package>.<Service>' }) before listen()",
+        );
+      }
+      return { services: config.services, definition: config.packageDefinition };
+    }
+    const previous = this.previous(config.protoOut);
+    const generated = serveOperations(operations, previous, this.takenNames());
+    if (config.protoOut !== undefined) {
+      // Numbers given now but not committed can be given again to another field by a later version.
+      const stale = generated.files.filter((file) => previous(file.file) !== file.text).map((file) => file.file);
+      if (stale.length > 0) {
+        log(
+          `gRPC: ${stale.join(', ')} in protoOut (${config.protoOut}) ${stale.length === 1 ? 'is' : 'are'} missing or out of date with the operations: ` +
+            `write and commit ${stale.length === 1 ? 'it' : 'them'} (\`fw emit\`, or the plugin's writeProtos()), so that the field numbers in use now stay reserved`,
+        );
+      }
+    }
+    return { services: [...config.services, ...generated.services], definition: { ...config.packageDefinition, ...generated.definition } };
   }
 
   setServingStatus(service: string, status: GrpcServingStatus): void {
@@ -75,6 +167,7 @@ class GrpcServerPlugin implements GrpcPlugin {
     const { host, log } = this.attached!;
     const config = this.config;
     if (this.running !== undefined || this.starting !== undefined) throw new Error('The gRPC server is already running');
+    const { services, definition } = this.served(host, log);
     warnAboutSkippedAuthentication(host.middleware(), config.middleware, log);
     const runner = new CallRunner(host, config.middleware, { trustProxy: host.contextSettings.trustProxy, log });
     const options = serverOptions(config);
@@ -83,18 +176,18 @@ class GrpcServerPlugin implements GrpcPlugin {
     const server = new Server(grpcOptions);
     this.starting = server;
     try {
-      for (const service of config.services) {
+      for (const service of services) {
         const implementation: UntypedServiceImplementation = {};
         for (const method of service.methods) implementation[method.rpc.method] = runner.handler(method);
         server.addService(service.definition, implementation);
       }
-      const names = config.services.map((s) => s.name);
+      const names = services.map((s) => s.name);
       let health: HealthService | undefined;
       if (config.health) {
         health = new HealthService(config.maxHealthWatches);
         health.addToServer(server, names, this.statusOverrides);
       }
-      if (config.reflection) this.addReflection(server, names);
+      if (config.reflection) this.addReflection(server, names, definition);
       const port = await this.bind(server);
       if (!applySessionSettings(server, { maxHeaderListSize: maxMetadataSize })) {
         log(`gRPC: maxMetadataSize (${maxMetadataSize} bytes) could not be applied: this version of @grpc/grpc-js does not expose its HTTP/2 servers`);
@@ -108,10 +201,9 @@ class GrpcServerPlugin implements GrpcPlugin {
     }
   }
 
-  private addReflection(server: Server, services: string[]): void {
+  private addReflection(server: Server, services: string[], definition: PackageDefinition): void {
     // A static import (about 20 ms at load) rather than import(): dynamic import breaks CommonJS
     // test runners such as jest, where users exercise their apps.
-    let definition = this.config.packageDefinition;
     if (this.config.health) {
       definition = { ...definition, ...loadSync(healthProtoPath, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }) };
       services = [...services, 'grpc.health.v1.Health'];
@@ -228,12 +320,13 @@ export const DEFAULT_MAX_CONNECTION_IDLE_MS = 120_000;
 /**
  * Creates the gRPC plugin. The config is checked (and the proto loaded) now, so mistakes surface
  * at startup; the server binds when `app.listen()` runs and shuts down gracefully on `app.close()`.
+ * `grpcPlugin()` (or `true`) serves only the app's operations that name gRPC services.
  * @example
  * const grpc = grpcPlugin({ port: 50051, protoPath: './greeter.proto', services: { 'demo.Greeter': { SayHello } } });
  * app.register(grpc);
  * await app.listen(3000);
  * console.log(grpc.address?.target);
  */
-export function grpcPlugin(config: GrpcConfig): GrpcPlugin {
+export function grpcPlugin(config: GrpcConfig | true = {}): GrpcPlugin {
   return new GrpcServerPlugin(resolveGrpcConfig(config));
 }

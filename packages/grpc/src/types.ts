@@ -121,12 +121,22 @@ export interface GrpcConfig {
   port?: number;
   /** Host/interface the gRPC server binds. @default '0.0.0.0' */
   host?: string;
-  /** Required: fully-qualified service name (`<package>.<Service>`) → method implementations. */
-  services: Record<string, GrpcServiceImplementation>;
+  /**
+   * Fully-qualified service name (`<package>.<Service>`) → method implementations of your own
+   * .proto. Required unless operations (`app.operation()`) name gRPC services.
+   */
+  services?: Record<string, GrpcServiceImplementation>;
   /** Transport security (`ServerCredentials.createSsl(...)`). @default ServerCredentials.createInsecure() */
   credentials?: ServerCredentials;
-  /** The program's .proto file(s); loaded with `@grpc/proto-loader`. Give this or `packageDefinition`. */
+  /** The program's .proto file(s); loaded with `@grpc/proto-loader`. Give this or `packageDefinition` with `services`. */
   protoPath?: string | string[];
+  /**
+   * The directory where the .proto files generated from operations are kept (and committed).
+   * `listen()` reads the field numbers from the files there (it never writes); `writeProtos()`
+   * (`fw emit`) writes them. Without it, field numbers follow declaration order.
+   * @default undefined
+   */
+  protoOut?: string;
   /**
    * Options for loading `protoPath`, merged over our defaults.
    * @default { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }

@@ -6,9 +6,11 @@ export const GRPC_ADAPTER = 'node-http';
 
 /**
  * Checks a gRPC configuration the way `createApp` needs it, throwing an error that names the
- * culprit: gRPC on an adapter other than `node-http`, `grpc: true` or missing `services`, no proto,
- * a service the proto does not define, a method the proto does not declare, a bad option value.
- * `false`/`undefined` (gRPC off) passes. An undefined `adapterType` means the default adapter, `node-http`.
+ * culprit: gRPC on an adapter other than `node-http`, services without a proto, a service the
+ * proto does not define, a method the proto does not declare, a bad option value.
+ * `false`/`undefined` (gRPC off) passes; so do `true` and a config without `services`, for apps
+ * whose operations name gRPC services (`listen()` fails when there is nothing to serve).
+ * An undefined `adapterType` means the default adapter, `node-http`.
  * @example
  * validateGrpcConfig({ protoPath: './greeter.proto', services: { 'demo.Greeter': { SayHello } } }, 'node-http');
  */
@@ -19,9 +21,6 @@ export function validateGrpcConfig(config: GrpcConfig | boolean | undefined, ada
       `gRPC requires the HTTP adapter "${GRPC_ADAPTER}", but adapter.type is "${adapterType}". ` +
         `Use adapter: { type: '${GRPC_ADAPTER}' } or remove protocols.grpc.`,
     );
-  }
-  if (config === true) {
-    throw new Error('gRPC config: protocols.grpc is true, but gRPC needs `services` and `protoPath` (or `packageDefinition`): pass a GrpcConfig object');
   }
   resolveGrpcConfig(config);
 }

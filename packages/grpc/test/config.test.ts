@@ -30,14 +30,15 @@ describe('validateGrpcConfig', () => {
     );
   });
 
-  it('rejects grpc: true, which names no services', () => {
-    expect(() => validateGrpcConfig(true, 'node-http')).toThrow('protocols.grpc is true, but gRPC needs `services`');
+  it('accepts grpc: true and a config without services: operations may name gRPC services', () => {
+    expect(() => validateGrpcConfig(true, 'node-http')).not.toThrow();
+    expect(() => validateGrpcConfig({ protoPath: PROTO })).not.toThrow();
   });
 
-  it('rejects a config without services', () => {
-    expect(() => validateGrpcConfig({ protoPath: PROTO } as GrpcConfig)).toThrow('gRPC config: `services` is required');
-    expect(() => validateGrpcConfig(base({}))).toThrow('`services` is empty');
+  it('rejects services that are empty or not an object', () => {
+    expect(() => validateGrpcConfig(base({}))).toThrow('`services` is empty: name at least one "<package>.<Service>" to serve, or leave `services` out when operations are served');
     expect(() => validateGrpcConfig(base([] as unknown as GrpcConfig['services']))).toThrow('`services` must be an object');
+    expect(() => validateGrpcConfig(base(null as unknown as GrpcConfig['services']))).toThrow('`services` must be an object');
   });
 
   it('rejects a config that gives no proto', () => {

@@ -5,6 +5,8 @@ import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/pro
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { grpcPlugin } from '../src/index.js';
 import { start, type Started } from './helpers.js';
+import { operation, t } from './fixtures/operation.js';
+import { startOperations } from './operations-helpers.js';
 
 const CATALOG = path.join(__dirname, 'fixtures', 'catalog.proto');
 const loaderOptions = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
@@ -108,6 +110,28 @@ describe('reflection serves valid descriptors', () => {
     expect(genre.fieldKind === 'enum' ? genre.enum.typeName : undefined).toBe('fwtest.catalog.Genre');
     const published = book.fields.find((f) => f.name === 'published')!;
     expect(published.fieldKind === 'message' ? published.message.typeName : undefined).toBe('google.protobuf.Timestamp');
+  });
+
+  it("serves the operations' generated services, with proto3 optional fields as fields with presence", async () => {
+    const getShelf = operation({
+      name: 'getShelf',
+      input: t.object({ id: t.string(), note: t.optional(t.string()) }),
+      output: t.object({ counts: t.map(t.int()), kind: t.enum(['a', 'b'], 'ShelfKind') }, 'Shelf'),
+      grpc: { service: 'ops.v1.Shelves' },
+      handler: () => ({ counts: {}, kind: 'a' }),
+    });
+    const ops = await startOperations([getShelf], { reflection: true });
+    try {
+      const registry = await reflectedRegistry(ops.target);
+      expect(registry.getService('ops.v1.Shelves')?.methods.map((m) => [m.name, m.input.typeName, m.output.typeName])).toEqual([['GetShelf', 'ops.v1.GetShelfInput', 'ops.v1.Shelf']]);
+      const input = registry.getMessage('ops.v1.GetShelfInput')!;
+      const note = input.fields.find((f) => f.name === 'note')!;
+      expect(note.proto.proto3Optional).toBe(true);
+      expect(note.oneof).toBeUndefined();
+      expect(registry.getMessage('ops.v1.Shelf')!.fields.find((f) => f.name === 'counts')!.fieldKind).toBe('map');
+    } finally {
+      await ops.app.close();
+    }
   });
 
   it('leaves the package definition the server runs on untouched', async () => {

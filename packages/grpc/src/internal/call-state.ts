@@ -4,7 +4,8 @@ import type { LogFunction, TrustProxy } from '@fw/core/plugin';
 import { GrpcError } from '../grpc-error.js';
 import type { GrpcCall, GrpcRpcInfo } from '../types.js';
 import { setMetadataHeader } from './metadata.js';
-import { ERROR_DETAILS_KEY, statusFromError, type ErrorStatus } from './status.js';
+import { badRequestStatus, STATUS_DETAILS_KEY } from './rich-status.js';
+import { ERROR_DETAILS_KEY, errorDetailsTrailer, statusFromError, type ErrorStatus } from './status.js';
 
 /** A method as the server runs it. */
 export interface RunnableMethod {
@@ -152,11 +153,13 @@ export class CallState {
       }
       if (status.errorDetails !== undefined) {
         try {
-          metadata.set(ERROR_DETAILS_KEY, Buffer.from(JSON.stringify(status.errorDetails)));
+          const trailer = errorDetailsTrailer(status.errorDetails);
+          if (trailer !== undefined) metadata.set(ERROR_DETAILS_KEY, trailer);
         } catch {
           // Details that do not serialise are left out rather than failing the error response.
         }
       }
+      if (status.fieldViolations !== undefined) metadata.set(STATUS_DETAILS_KEY, badRequestStatus(status.code, status.details, status.fieldViolations));
     } catch (err) {
       // Metadata that cannot be read (a hostile error's headers) is dropped; the status still goes out.
       this.settings.log(`Could not send the metadata of the error status of ${this.path}`, err);

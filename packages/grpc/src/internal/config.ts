@@ -49,6 +49,8 @@ export interface ResolvedGrpcConfig {
   serverOptions: ChannelOptions;
   /** The config's own log sink; undefined logs through the app's logger. */
   onLog: LogFunction | undefined;
+  /** Where generated .proto files of operations are kept (read at listen, written by `writeProtos`). */
+  protoOut: string | undefined;
 }
 
 const resolved = new WeakMap<object, ResolvedGrpcConfig>();
@@ -83,14 +85,18 @@ function optionalNumber(name: string, value: unknown, check: (n: number) => bool
   return value;
 }
 
-function loadDefinition(config: GrpcConfig): { definition: PackageDefinition; source: string } {
+function loadDefinition(config: GrpcConfig, hasServices: boolean): { definition: PackageDefinition; source: string } {
   const { protoPath, packageDefinition } = config;
   if (protoPath !== undefined && packageDefinition !== undefined) fail('give either `protoPath` or `packageDefinition`, not both');
   if (packageDefinition !== undefined) {
     if (packageDefinition === null || typeof packageDefinition !== 'object') fail(`\`packageDefinition\` must be a package definition from @grpc/proto-loader, got ${describe(packageDefinition)}`);
     return { definition: packageDefinition, source: 'the packageDefinition' };
   }
-  if (protoPath === undefined) fail('give `protoPath` (your .proto file) or `packageDefinition`, so that the services and messages are known');
+  if (protoPath === undefined) {
+    // Operations bring their own generated proto; hand-written services need the user's.
+    if (!hasServices) return { definition: {}, source: 'no proto' };
+    fail('give `protoPath` (your .proto file) or `packageDefinition`, so that the services and messages are known');
+  }
   const paths = Array.isArray(protoPath) ? protoPath : [protoPath];
   if (paths.length === 0 || paths.some((p) => typeof p !== 'string' || p.length === 0)) fail('`protoPath` must be a file path or a non-empty array of file paths');
   const source = paths.length === 1 ? `"${paths[0]}"` : `[${paths.map((p) => `"${p}"`).join(', ')}]`;
@@ -101,10 +107,12 @@ function loadDefinition(config: GrpcConfig): { definition: PackageDefinition; so
   }
 }
 
-function checkServices(services: unknown): asserts services is Record<string, unknown> {
-  if (services === undefined || services === null) fail('`services` is required: map each "<package>.<Service>" name to its method implementations');
-  if (typeof services !== 'object' || Array.isArray(services)) fail(`\`services\` must be an object mapping "<package>.<Service>" to method implementations, got ${describe(services)}`);
-  if (Object.keys(services).length === 0) fail('`services` is empty: name at least one "<package>.<Service>" to serve');
+function checkServices(services: unknown): asserts services is Record<string, unknown> | undefined {
+  if (services === undefined) return;
+  if (services === null || typeof services !== 'object' || Array.isArray(services)) {
+    fail(`\`services\` must be an object mapping "<package>.<Service>" to method implementations, got ${describe(services)}`);
+  }
+  if (Object.keys(services).length === 0) fail('`services` is empty: name at least one "<package>.<Service>" to serve, or leave `services` out when operations are served');
 }
 
 function resolveServices(services: Record<string, unknown>, definition: PackageDefinition, source: string): ResolvedService[] {
@@ -156,10 +164,16 @@ function resolveMiddleware(value: GrpcConfig['middleware']): ReadonlyArray<GrpcM
   return value.slice();
 }
 
-/** Applies defaults, loads the proto and checks every name; throws an error naming the culprit. Cached per config object. */
-export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
+const NO_CONFIG: GrpcConfig = Object.freeze({});
+
+/**
+ * Applies defaults, loads the proto and checks every name; throws an error naming the culprit.
+ * `true` is the empty config (operations only). Cached per config object.
+ */
+export function resolveGrpcConfig(config: GrpcConfig | true): ResolvedGrpcConfig {
+  if (config === true) config = NO_CONFIG;
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    fail(`expected an object with \`services\` and \`protoPath\`, got ${describe(config)}`);
+    fail(`expected an object (\`services\` and \`protoPath\`, or nothing when operations are served), got ${describe(config)}`);
   }
   const cached = resolved.get(config);
   if (cached !== undefined) return cached;
@@ -192,10 +206,13 @@ export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
   if (config.serverOptions !== undefined && (config.serverOptions === null || typeof config.serverOptions !== 'object')) fail('`serverOptions` must be an object of grpc-js server options');
   if (config.onLog !== undefined && typeof config.onLog !== 'function') fail('`onLog` must be a function');
   const middleware = resolveMiddleware(config.middleware);
+  if (config.protoOut !== undefined && (typeof config.protoOut !== 'string' || config.protoOut.length === 0)) {
+    fail(`\`protoOut\` must be a directory path, got ${shown(config.protoOut)}`);
+  }
   const serviceMap: unknown = config.services;
   checkServices(serviceMap);
-  const { definition, source } = loadDefinition(config);
-  const services = resolveServices(serviceMap, definition, source);
+  const { definition, source } = loadDefinition(config, serviceMap !== undefined);
+  const services = serviceMap === undefined ? [] : resolveServices(serviceMap, definition, source);
   const result: ResolvedGrpcConfig = {
     port,
     host,
@@ -215,6 +232,7 @@ export function resolveGrpcConfig(config: GrpcConfig): ResolvedGrpcConfig {
     middleware,
     serverOptions: config.serverOptions ?? {},
     onLog: config.onLog,
+    protoOut: config.protoOut,
   };
   resolved.set(config, result);
   return result;

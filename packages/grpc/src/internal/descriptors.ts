@@ -3,16 +3,18 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 /*
  * protobufjs (behind proto-loader) emits FileDescriptorProtos that strict descriptor pools reject:
  * map entry types are named after the field (`Statuses`) instead of `StatusesEntry`, type names are
- * relative (`HealthCheckResponse`, not `.grpc.health.v1.HealthCheckResponse`) and files do not list
- * the files they use. Reflection serves these bytes as they are, so clients such as `buf curl` and
+ * relative (`HealthCheckResponse`, not `.grpc.health.v1.HealthCheckResponse`), files do not list
+ * the files they use, and proto3 `optional` fields lose their `proto3_optional` flag (so clients
+ * see a one-field oneof instead of a field with presence). Reflection serves these bytes as they are, so clients such as `buf curl` and
  * Python's descriptor pool fail. This rewrites them at the wire level (no protobuf runtime needed),
  * keeping every field it does not touch byte for byte.
  */
 
 // Field numbers from google/protobuf/descriptor.proto.
-const FILE = { name: 1, package: 2, dependency: 3, messageType: 4, enumType: 5, service: 6, extension: 7 } as const;
-const MESSAGE = { name: 1, field: 2, nestedType: 3, enumType: 4, extension: 6, options: 7 } as const;
-const FIELD = { name: 1, extendee: 2, typeName: 6 } as const;
+const FILE = { name: 1, package: 2, dependency: 3, messageType: 4, enumType: 5, service: 6, extension: 7, syntax: 12 } as const;
+const MESSAGE = { name: 1, field: 2, nestedType: 3, enumType: 4, extension: 6, options: 7, oneofDecl: 8 } as const;
+const FIELD = { name: 1, extendee: 2, typeName: 6, oneofIndex: 9, proto3Optional: 17 } as const;
+const ONEOF_NAME = 1;
 const MESSAGE_OPTIONS_MAP_ENTRY = 7;
 const SERVICE_METHOD = 2;
 const METHOD = { inputType: 2, outputType: 3 } as const;
@@ -109,6 +111,20 @@ class WireMessage {
   bool(field: number): boolean {
     const found = this.fields.find((f) => f.field === field && f.wire === WIRE_VARINT);
     return found !== undefined && readVarint(found.data, 0).value !== 0;
+  }
+
+  /** A varint field's value; undefined when absent. */
+  varint(field: number): number | undefined {
+    const found = this.fields.find((f) => f.field === field && f.wire === WIRE_VARINT);
+    return found === undefined ? undefined : readVarint(found.data, 0).value;
+  }
+
+  setVarint(field: number, value: number): void {
+    const data: number[] = [];
+    writeVarint(data, value);
+    const found = this.fields.find((f) => f.field === field && f.wire === WIRE_VARINT);
+    if (found !== undefined) found.data = Uint8Array.from(data);
+    else this.fields.push({ field, wire: WIRE_VARINT, data: Uint8Array.from(data) });
   }
 
   messages(field: number): WireMessage[] {
@@ -228,8 +244,10 @@ function rewriteFile(file: ParsedFile, symbols: ReadonlyMap<string, string>, ren
     qualify(field, FIELD.typeName, scope);
     qualify(field, FIELD.extendee, scope);
   };
+  const proto3 = file.message.string(FILE.syntax) === 'proto3';
   const rewriteMessage = (message: WireMessage, scope: string): void => {
     const fqn = join(scope, message.string(MESSAGE.name) ?? '');
+    if (proto3) markProto3Optional(message);
     for (const field of message.messages(MESSAGE.field)) rewriteField(field, fqn);
     for (const field of message.messages(MESSAGE.extension)) rewriteField(field, fqn);
     for (const nested of message.messages(MESSAGE.nestedType)) {
@@ -250,9 +268,28 @@ function rewriteFile(file: ParsedFile, symbols: ReadonlyMap<string, string>, ren
 }
 
 /**
+ * A proto3 `optional` field is the only member of a synthetic oneof named `_<field>`; protobufjs
+ * declares the oneof but drops the field's `proto3_optional` flag, which this sets again.
+ */
+function markProto3Optional(message: WireMessage): void {
+  const oneofs = message.messages(MESSAGE.oneofDecl).map((oneof) => oneof.string(ONEOF_NAME));
+  const fields = message.messages(MESSAGE.field);
+  const members = new Map<number, number>();
+  for (const field of fields) {
+    const index = field.varint(FIELD.oneofIndex);
+    if (index !== undefined) members.set(index, (members.get(index) ?? 0) + 1);
+  }
+  for (const field of fields) {
+    const index = field.varint(FIELD.oneofIndex);
+    if (index === undefined || members.get(index) !== 1 || oneofs[index] !== `_${field.string(FIELD.name) ?? ''}`) continue;
+    if (field.varint(FIELD.proto3Optional) === undefined) field.setVarint(FIELD.proto3Optional, 1);
+  }
+}
+
+/**
  * Rewrites serialized FileDescriptorProtos (as protobufjs emits them) into valid ones: map entry
  * types named `<Field>Entry` (and marked map_entry), type names fully qualified with a leading dot,
- * and each file's `dependency` listing the files whose types it uses. All files are fixed together,
+ * each file's `dependency` listing the files whose types it uses, and proto3 `optional` fields flagged. All files are fixed together,
  * since a type may live in another file of the set.
  */
 export function fixFileDescriptors(files: readonly Uint8Array[]): Uint8Array[] {

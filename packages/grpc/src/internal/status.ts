@@ -1,12 +1,52 @@
 import { Metadata } from '@grpc/grpc-js';
 import { GRPC_STATUS, grpcStatusOf, isHTTPError, toHTTPError, type HTTPError } from '@fw/core';
 import { GrpcError } from '../grpc-error.js';
+import { fieldViolations, type FieldViolation } from './rich-status.js';
 
 /** The details sent for errors whose message must not reach clients. */
 export const INTERNAL_DETAILS = 'Internal server error';
 
 /** Metadata key carrying an exposed HTTPError's `details`, JSON-encoded. */
 export const ERROR_DETAILS_KEY = 'error-details-bin';
+
+/**
+ * The most bytes the JSON of `error-details-bin` may take. Trailers are headers: a client whose
+ * header limit they exceed never sees the status (a grpc-js client waits for its deadline).
+ */
+export const MAX_ERROR_DETAILS_BYTES = 8192;
+
+function fits(value: unknown): Buffer | undefined {
+  const json = JSON.stringify(value);
+  if (typeof json !== 'string') return undefined;
+  const bytes = Buffer.from(json);
+  return bytes.length <= MAX_ERROR_DETAILS_BYTES ? bytes : undefined;
+}
+
+/**
+ * The `error-details-bin` trailer of an error's details: their JSON, or, when it is too large and
+ * the details list `errors`, as many leading errors as fit with `truncated: true`. Undefined when
+ * nothing fits or the details do not serialise.
+ */
+export function errorDetailsTrailer(details: unknown): Buffer | undefined {
+  const whole = fits(details);
+  if (whole !== undefined) return whole;
+  if (details === null || typeof details !== 'object' || !Array.isArray((details as { errors?: unknown }).errors)) return undefined;
+  const errors = (details as { errors: unknown[] }).errors;
+  // The longest prefix of errors that fits: a binary search over its length.
+  let low = 0;
+  let high = errors.length - 1;
+  let best: Buffer | undefined;
+  while (low <= high) {
+    const count = Math.floor((low + high) / 2);
+    const bytes = fits({ ...details, errors: errors.slice(0, count), truncated: true });
+    if (bytes === undefined) high = count - 1;
+    else {
+      best = bytes;
+      low = count + 1;
+    }
+  }
+  return best;
+}
 
 /** How a thrown value becomes a gRPC status. */
 export interface ErrorStatus {
@@ -18,6 +58,8 @@ export interface ErrorStatus {
   headers?: Readonly<Record<string, string>>;
   /** An exposed HTTPError's `details`, sent as `error-details-bin`. */
   errorDetails?: unknown;
+  /** Validation issues of an INVALID_ARGUMENT, sent as a `google.rpc.BadRequest` in `grpc-status-details-bin`. */
+  fieldViolations?: FieldViolation[];
   /** Whether the cause is a server fault to log in full. */
   log: boolean;
 }
@@ -59,7 +101,13 @@ function fromHTTPError(http: HTTPError): ErrorStatus {
     log: http.statusCode >= 500,
   };
   if (http.headers !== undefined) status.headers = http.headers;
-  if (http.expose && http.details !== undefined) status.errorDetails = http.details;
+  if (http.expose && http.details !== undefined) {
+    status.errorDetails = http.details;
+    if (status.code === GRPC_STATUS.INVALID_ARGUMENT) {
+      const violations = fieldViolations(http.details);
+      if (violations !== undefined) status.fieldViolations = violations;
+    }
+  }
   return status;
 }
 

@@ -1,0 +1,62 @@
+import { fromJSON, type Options, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+import type { Operation } from '@fw/core';
+import { runOperation } from '@fw/core/plugin';
+import type { RunnableMethod } from '../internal/call-state.js';
+import type { ResolvedService } from '../internal/config.js';
+import { Codecs, operationCodec } from './codec.js';
+import { buildModel, type ProtoMethod } from './model.js';
+import { printModel, type GeneratedProto, type PreviousSource } from './print.js';
+
+/**
+ * How generated protos are loaded: field names as declared, int64 as numbers (the schemas' `int`
+ * is a safe integer), enums as names, and defaults on so that proto3 scalars without presence read
+ * as their zero value (the codec then makes unset messages, `optional` fields and enum zeros absent).
+ */
+export const OPERATION_LOADER_OPTIONS: Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: false };
+
+/** What the operations add to the server: their package definition and services. */
+export interface ServedOperations {
+  readonly files: readonly GeneratedProto[];
+  readonly definition: PackageDefinition;
+  readonly services: ResolvedService[];
+}
+
+function implementation(method: ProtoMethod, codecs: Codecs): NonNullable<RunnableMethod['impl']> {
+  const op = method.operation;
+  const codec = operationCodec(codecs, method);
+  // One parameter: the runner sends the returned value (or maps the rejection).
+  return (call) => runOperation(op, call.ctx, codec.request((call as { request?: unknown }).request)).then(codec.response);
+}
+
+/**
+ * Generates the operations' protos (numbered from `previous`), loads them with protobufjs and
+ * proto-loader (no files written), and makes a service per generated service whose methods run
+ * the operations. `taken` holds the names the user's own proto defines, which generated ones may not reuse.
+ */
+export function serveOperations(operations: readonly Operation[], previous: PreviousSource, taken: ReadonlySet<string>): ServedOperations {
+  const model = buildModel(operations, taken);
+  const files = printModel(model, previous);
+  const definition: PackageDefinition = {};
+  for (const file of files) {
+    const parsed = protobuf.parse(file.text, new protobuf.Root(), { keepCase: true });
+    Object.assign(definition, fromJSON(parsed.root.toJSON(), OPERATION_LOADER_OPTIONS));
+  }
+  const codecs = new Codecs(model.enums);
+  const services: ResolvedService[] = [];
+  for (const pkg of model.packages) {
+    for (const service of pkg.services) {
+      const name = `${pkg.name}.${service.name}`;
+      const serviceDefinition = definition[name] as ServiceDefinition;
+      const methods = service.methods.map(
+        (method): RunnableMethod => ({
+          rpc: { service: name, method: method.name, type: 'unary' },
+          path: serviceDefinition[method.name]!.path,
+          impl: implementation(method, codecs),
+        }),
+      );
+      services.push({ name, definition: serviceDefinition, methods });
+    }
+  }
+  return { files, definition, services };
+}
