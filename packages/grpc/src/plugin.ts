@@ -33,6 +33,8 @@ export interface GrpcPlugin extends Plugin {
   readonly address: GrpcAddress | undefined;
   /** The running grpc-js server, once listening. */
   readonly server: Server | undefined;
+  /** The directory of the committed .proto files of the operations (the `protoOut` option), if set. */
+  readonly protoOut: string | undefined;
   /** Sets what the health service reports for `service` ('' is the whole server). Throws when health is off. */
   setServingStatus(service: string, status: GrpcServingStatus): void;
   /**
@@ -103,6 +105,10 @@ class GrpcServerPlugin implements GrpcPlugin {
 
   private previous(dir: string | undefined): PreviousSource {
     return dir === undefined ? () => undefined : previousFromDirectory(dir);
+  }
+
+  get protoOut(): string | undefined {
+    return this.config.protoOut;
   }
 
   generateProtos(previousDir?: string): GeneratedProto[] {
