@@ -278,6 +278,9 @@ describe('Router.findRoute', () => {
 
   it('accepts the method in any case', () => {
     expect(router.findRoute('get', '/api/users/1')?.params).toEqual({ id: '1' });
+    expect(router.findRoute('gEt', '/api/users/%31')?.params).toEqual({ id: '1' });
+    expect(router.findRoute('head', '/api/users/1')?.route.handler).toBe(getUser);
+    expect(router.findRoute('post', '/api/users/1')).toBeNull();
   });
 
   it('returns a falsy value when nothing matches', () => {
@@ -315,6 +318,30 @@ describe('Router.findRoute', () => {
     // Reserved characters stay encoded: one segment, decoded only as a param value.
     expect(r.findRoute('GET', '/ad%2Fmin/users')).toEqual({ route: expect.objectContaining({ handler: section }), params: { section: 'ad/min' } });
     expect(r.findRoute('GET', '/%2561dmin/users')?.params).toEqual({ section: '%61dmin' });
+  });
+
+  it('gives the caller params of its own, for static and dynamic routes alike', () => {
+    const r = new Router();
+    r.get('/static', ok);
+    r.get('/items/:id', ok);
+    const first = r.findRoute('GET', '/static')!;
+    first.params['extra'] = 'mine';
+    expect(r.findRoute('GET', '/static')!.params).toEqual({});
+    const dynamic = r.findRoute('GET', '/items/1')!;
+    dynamic.params['id'] = 'changed';
+    expect(r.findRoute('GET', '/items/1')!.params).toEqual({ id: '1' });
+    expect(Object.getPrototypeOf(first.params)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(dynamic.params)).toBe(Object.prototype);
+  });
+
+  it('leaves decoding unreserved escapes to findRoute and the request context: the internal match takes the path as decoded', () => {
+    const r = new Router();
+    const admin: AnyMiddleware = (ctx) => ctx.text('admin');
+    r.get('/admin/:id', admin);
+    expect(r.findRoute('GET', '/%61dmin/%31')).toEqual({ route: expect.objectContaining({ handler: admin }), params: { id: '1' } });
+    // `ctx.path` is decoded already; matching it decodes only param values, once.
+    expect(r._match('GET', '/%61dmin/1')).toBeNull();
+    expect(r._match('GET', '/admin/%2561')?.params).toEqual({ id: '%61' });
   });
 });
 
@@ -412,6 +439,13 @@ describe('Route matching through the application', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: true, message: 'Invalid percent-encoding in path', code: 400 });
     }
+  });
+
+  it('routes a path with encoded unreserved characters to the same route, its params decoded once', async () => {
+    const app = new Application();
+    app.get('/~user/:v', (ctx) => ctx.json({ path: ctx.path, params: ctx.params }));
+    expect((await app.inject('/%7Euser/%2561%62')).json()).toEqual({ path: '/~user/%2561b', params: { v: '%61b' } });
+    expect((await app.inject('/%7euser/a%2Fb')).json()).toEqual({ path: '/~user/a%2Fb', params: { v: 'a/b' } });
   });
 
   it('matches static routes that contain non-ASCII characters', async () => {

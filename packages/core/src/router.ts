@@ -1,7 +1,7 @@
 import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { decodeParam } from './context.js';
-import { normalizePath, TrieMatcher, type Matcher } from './internal/matcher.js';
+import { normalizePath, TrieMatcher, type Leaf, type MatchResult } from './internal/matcher.js';
 import { decodeUnreserved } from './internal/target.js';
 import { metaOf, schemaOf } from './route-meta.js';
 import {
@@ -21,6 +21,7 @@ import {
 export { ROUTE_META, ROUTE_SCHEMA } from './route-meta.js';
 
 const NONE: readonly AnyMiddleware[] = Object.freeze([]);
+const UPPER_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
 
 /** Handlers for a route at path `P`: middleware followed by the final handler. */
 export type RouteHandlers<P extends string> = Array<Middleware<RouteContext<P>>>;
@@ -96,9 +97,8 @@ export class Router {
   readonly #prefix: string;
   readonly #entries: Array<RouteEntry | MountEntry> = [];
   readonly #middleware: AnyMiddleware[] = [];
-  #version = 0;
   readonly #parents = new Set<Router>();
-  #compiled: { version: number; matcher: Matcher<CompiledRoute>; routes: Route[] } | undefined;
+  #compiled: { matcher: TrieMatcher<CompiledRoute>; routes: Route[] } | undefined;
 
   constructor(config: RouterConfig = {}) {
     this.#prefix = config.prefix ?? '';
@@ -189,9 +189,22 @@ export class Router {
 
   /** Finds the route for a method and path: `{ route, params }` or null. */
   findRoute(method: string, path: string): RouteMatch | null {
-    const upper = (HTTP_METHODS as readonly string[]).includes(method) ? method : method.toUpperCase();
-    const found = this._match(upper, path);
-    return found === null ? null : { route: found.value.route, params: { ...found.params } };
+    // One scan for `%` serves both decodings: the path's unreserved escapes and the params'.
+    const escaped = path.indexOf('%') !== -1;
+    const decoded = escaped ? decodeUnreserved(path) : path;
+    const matcher = this.#compile().matcher;
+    let leaf = lookup(matcher, method, decoded);
+    if (leaf === null) {
+      // Methods almost always come upper case: only a miss pays for checking.
+      if (UPPER_METHODS.has(method)) return null;
+      leaf = lookup(matcher, method.toUpperCase(), decoded);
+      if (leaf === null) return null;
+    }
+    const { route, dynamic } = leaf.value;
+    if (!dynamic) return { route, params: {} };
+    const params = matcher._params(leaf, decoded);
+    if (escaped) decodeParams(params);
+    return { route, params };
   }
 
   /** Every route with its full path, in registration order. */
@@ -199,29 +212,25 @@ export class Router {
     return this.#compile().routes.slice();
   }
 
-  /** @internal Matches and decodes params; throws a 400 HTTPError for bad percent-encoding. */
-  _match(method: string, rawPath: string): { value: CompiledRoute; params: Record<string, string> } | null {
+  /**
+   * @internal Matches a path whose unreserved escapes are already decoded (`ctx.path` is; `findRoute`
+   * decodes its argument), then percent-decodes the params. Throws a 400 HTTPError for bad
+   * percent-encoding in a param.
+   */
+  _match(method: string, path: string): MatchResult<CompiledRoute> | null {
     const matcher = this.#compile().matcher;
-    // `/%61dmin` is `/admin`, for static segments and params alike (only paths with a `%` pay).
-    const path = rawPath.indexOf('%') === -1 ? rawPath : decodeUnreserved(rawPath);
-    let found = matcher.match(method, path);
-    if (found === null && method === 'HEAD') found = matcher.match('GET', path);
-    if (found === null) return null;
+    const found = matcher.match(method, path) ?? (method === 'HEAD' ? matcher.match('GET', path) : null);
     // A param can only hold a percent-escape if the path has one: most requests skip the loop.
-    if (path.indexOf('%') !== -1) {
-      const params = found.params;
-      for (const key in params) params[key] = decodeParam(params[key]!);
-    }
+    if (found !== null && found.value.dynamic && path.indexOf('%') !== -1) decodeParams(found.params);
     return found;
   }
 
   /**
-   * @internal The methods some route answers `path` with, sorted (GET brings HEAD): the `Allow`
-   * list of a 405. One lookup per method, made only for requests no route matched.
+   * @internal The methods some route answers `path` (decoded as for `_match`) with, sorted (GET
+   * brings HEAD): the `Allow` list of a 405. One lookup per method, made only for requests no route matched.
    */
-  _allowedMethods(rawPath: string): string[] {
+  _allowedMethods(path: string): string[] {
     const matcher = this.#compile().matcher;
-    const path = rawPath.indexOf('%') === -1 ? rawPath : decodeUnreserved(rawPath);
     const allowed: string[] = [];
     for (const method of HTTP_METHODS) if (matcher.match(method, path) !== null) allowed.push(method);
     if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
@@ -230,7 +239,7 @@ export class Router {
 
   /** @internal Marks the compiled table stale, here and in every router this one is mounted in. */
   _touch(): void {
-    this.#version++;
+    this.#compiled = undefined;
     for (const parent of this.#parents) parent._touch();
   }
 
@@ -253,8 +262,8 @@ export class Router {
     return this;
   }
 
-  #compile(): { matcher: Matcher<CompiledRoute>; routes: Route[] } {
-    if (this.#compiled !== undefined && this.#compiled.version === this.#version) return this.#compiled;
+  #compile(): { matcher: TrieMatcher<CompiledRoute>; routes: Route[] } {
+    if (this.#compiled !== undefined) return this.#compiled;
     const matcher = new TrieMatcher<CompiledRoute>();
     const routes: Route[] = [];
     Router.#walk(this, '', [], this._around, (methods, route, chain) => {
@@ -265,7 +274,7 @@ export class Router {
         matcher.add(method, record.path, { route: record, chain, dynamic });
       }
     });
-    this.#compiled = { version: this.#version, matcher, routes };
+    this.#compiled = { matcher, routes };
     return this.#compiled;
   }
 
@@ -307,6 +316,16 @@ export class Router {
       emit(entry.methods, route, compose<Context>(chainList as Middleware<Context>[]));
     }
   }
+}
+
+/** The route's leaf for a method, a HEAD request falling back to the GET route. */
+function lookup(matcher: TrieMatcher<CompiledRoute>, method: string, path: string): Leaf<CompiledRoute> | null {
+  return matcher._lookup(method, path) ?? (method === 'HEAD' ? matcher._lookup('GET', path) : null);
+}
+
+/** Percent-decodes params in place (every match makes a fresh params object). */
+function decodeParams(params: Record<string, string>): void {
+  for (const key in params) params[key] = decodeParam(params[key]!);
 }
 
 /** The handler, then the not-found answer when it answered nothing. */

@@ -133,6 +133,68 @@ export function runMatcherSuite(name: string, create: () => Matcher<string>): vo
       expect(match(m, 'GET', '/a%2Fb/users')).toEqual({ value: 'dynamic', params: { section: 'a%2Fb' } });
     });
 
+    it('compares whole segments, never a prefix or a longer segment', () => {
+      const m = create();
+      m.add('GET', '/users/me', 'me');
+      m.add('GET', '/users/:id', 'user');
+      expect(match(m, 'GET', '/users/mee')).toEqual({ value: 'user', params: { id: 'mee' } });
+      expect(match(m, 'GET', '/users/m')).toEqual({ value: 'user', params: { id: 'm' } });
+      expect(match(m, 'GET', '/users/Me')).toEqual({ value: 'user', params: { id: 'Me' } });
+      expect(match(m, 'GET', '/usersme')).toBeNull();
+    });
+
+    it('finds static segments among many of one length, and very long ones', () => {
+      const m = create();
+      const long = 'x'.repeat(100);
+      for (let i = 0; i < 40; i++) m.add('GET', `/k/${String(i).padStart(3, '0')}/:id`, `k${i}`);
+      m.add('GET', `/k/${long}`, 'long');
+      m.add('GET', `/k/${long}/:id`, 'long-dyn');
+      for (let i = 0; i < 40; i++) expect(match(m, 'GET', `/k/${String(i).padStart(3, '0')}/z`)).toEqual({ value: `k${i}`, params: { id: 'z' } });
+      expect(match(m, 'GET', '/k/040/z')).toBeNull();
+      expect(match(m, 'GET', `/k/${long}`)?.value).toBe('long');
+      expect(match(m, 'GET', `/k/${long}/7`)).toEqual({ value: 'long-dyn', params: { id: '7' } });
+      expect(match(m, 'GET', `/k/${long}x`)).toBeNull();
+    });
+
+    it('matches empty segments of a static route exactly', () => {
+      const m = create();
+      m.add('GET', '/a//b', 'gap');
+      m.add('GET', '/a/:x/b', 'param');
+      expect(match(m, 'GET', '/a//b')?.value).toBe('gap');
+      expect(match(m, 'GET', '/a/y/b')?.value).toBe('param');
+    });
+
+    it('matches a path without a leading slash only as an exact static route', () => {
+      const m = create();
+      m.add('GET', '*', 'star');
+      m.add('GET', '/:x', 'param');
+      expect(match(m, 'GET', '*')?.value).toBe('star');
+      expect(match(m, 'GET', '/*')).toEqual({ value: 'param', params: { x: '*' } });
+      expect(match(m, 'GET', 'other')).toBeNull();
+      expect(match(m, 'GET', '')).toBeNull();
+    });
+
+    it('finds routes added after a match as well', () => {
+      const m = create();
+      m.add('GET', '/a/:x', 'first');
+      expect(match(m, 'GET', '/a/b')?.value).toBe('first');
+      m.add('GET', '/a/b', 'static');
+      m.add('GET', '/c/:y', 'later');
+      m.add('POST', '/a/:x', 'post');
+      expect(match(m, 'GET', '/a/b')?.value).toBe('static');
+      expect(match(m, 'GET', '/a/c')).toEqual({ value: 'first', params: { x: 'c' } });
+      expect(match(m, 'GET', '/c/1')).toEqual({ value: 'later', params: { y: '1' } });
+      expect(match(m, 'POST', '/a/b')).toEqual({ value: 'post', params: { x: 'b' } });
+    });
+
+    it('returns a fresh params object for every dynamic match', () => {
+      const m = create();
+      m.add('GET', '/p/:id', 'p');
+      const first = match(m, 'GET', '/p/1')!;
+      first.params['id'] = 'changed';
+      expect(match(m, 'GET', '/p/1')?.params).toEqual({ id: '1' });
+    });
+
     it('finds every route of a large table with its params', () => {
       const m = create();
       const routes: Array<[string, string]> = [];
