@@ -1,3 +1,4 @@
+import type { Operation } from '@fw/core';
 import type { GraphQLPlugin } from '@fw/graphql';
 import type { GrpcAddress, GrpcPlugin } from '@fw/grpc';
 
@@ -14,7 +15,22 @@ export class ProtocolManager {
     readonly graphql: GraphQLPlugin | undefined,
     /** The gRPC plugin, when `protocols.grpc` is configured. */
     readonly grpc: GrpcPlugin | undefined,
+    /** The application the protocols are registered on (what `registerOperation` serves operations with). */
+    private readonly app?: { operation(op: Operation): unknown },
   ) {}
+
+  /**
+   * Serves an operation (made by `defineOperation`) on every protocol it names, as
+   * `app.operation(op)` does; returns the manager, so registrations chain. Throws what
+   * `app.operation` throws (a duplicate name, a GraphQL or gRPC protocol refusing it).
+   * @example
+   * app.getProtocolManager()?.registerOperation(getBook).registerOperation(addBook);
+   */
+  registerOperation(op: Operation): this {
+    if (this.app === undefined) throw new Error('registerOperation: this protocol manager was made without its application; call app.operation(op)');
+    this.app.operation(op);
+    return this;
+  }
 
   /** The configured GraphQL schema, or undefined when GraphQL is not configured. */
   getGraphQLSchema(): GraphQLSchemaOf<GraphQLPlugin> | undefined {

@@ -15,6 +15,7 @@ import * as validate from '@fw/validate';
 // else is imported from the scoped packages, or from `@fw/app/<package>`.
 const VALUES = {
   createApp: 'app',
+  emit: 'app',
   Router: 'core',
   HTTPError: 'core',
   withMeta: 'core',
@@ -28,6 +29,7 @@ const VALUES = {
   RedisStore: 'middleware',
   validate: 'validate',
   createHandler: 'validate',
+  defineOperation: 'validate',
   describeRoute: 'openapi',
   openapiPlugin: 'openapi',
 } as const;
@@ -39,10 +41,17 @@ const TYPES = [
   'ProtocolManager',
   'ProtocolManagerConfig',
   'TracingOptions',
+  // emit() and `fw emit`
+  'EmitKind',
+  'EmitOptions',
+  'EmitResult',
+  'EmitTarget',
+  'EmittedFile',
   // @fw/core: what handlers, middleware and routers are annotated with
   'Context',
   'Middleware',
   'Next',
+  'Operation',
   'RequestContext',
   'Route',
   'RouteMeta',
@@ -65,6 +74,8 @@ const TYPES = [
   'RouteDescription',
   'ValidationErrorEntry',
   'ValidationSchema',
+  // operations: the definition a user writes, and what defineOperation returns
+  'OperationDefinition',
 ];
 
 const SCOPED = { core, graphql, grpc, middleware, openapi, tracing, validate } as const;

@@ -23,9 +23,10 @@ describe('createApp protocol options', () => {
     expect(createApp({ protocols: { graphql: false, grpc: false } }).getProtocolManager()).toBeUndefined();
   });
 
-  it('refuses graphql: true without a schema with a message saying what to pass', () => {
-    expect(() => createApp({ protocols: { graphql: true } })).toThrow(/schema/i);
-    expect(() => createApp({ protocols: { graphql: {} as never } })).toThrow(/schema/i);
+  it('accepts graphql: true (served from operations) and fails listen() when nothing names graphql', async () => {
+    const app = createApp({ protocols: { graphql: true } });
+    expect(() => app.getProtocolManager()?.getGraphQLSchema()).toThrow(/without a schema and no operation names graphql/);
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/without a schema and no operation names graphql/);
   });
 
   it('refuses gRPC on any adapter other than node-http, naming the rule', () => {
@@ -34,8 +35,10 @@ describe('createApp protocol options', () => {
     expect(() => createApp({ adapter: { type: 'node-http' }, protocols: { grpc: grpcConfig } })).not.toThrow();
   });
 
-  it('refuses grpc: true and unknown services at createApp time', () => {
-    expect(() => createApp({ protocols: { grpc: true } })).toThrow(/services/);
+  it('accepts grpc: true (served from operations), fails listen() with nothing to serve, and refuses unknown services at createApp time', async () => {
+    const app = createApp({ protocols: { grpc: { port: 0, host: '127.0.0.1' } } });
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/gRPC/);
+    expect(() => createApp({ protocols: { grpc: true } })).not.toThrow();
     expect(() => createApp({ protocols: { grpc: { port: 0, protoPath: SHOP_PROTO, services: { 'shop.Nope': {} } } } })).toThrow(/shop\.Nope/);
   });
 

@@ -1,0 +1,77 @@
+import { createRequire } from 'node:module';
+import type * as GraphQLPackage from '@fw/graphql';
+import type * as GrpcPackage from '@fw/grpc';
+import type * as TracingPackage from '@fw/tracing';
+
+/** `@fw/graphql`'s exports. */
+export type GraphQLModule = typeof GraphQLPackage;
+/** `@fw/grpc`'s exports. */
+export type GrpcModule = typeof GrpcPackage;
+/** `@fw/tracing`'s exports. */
+export type TracingModule = typeof TracingPackage;
+
+/** The adapter `createApp` serves on (and the one gRPC needs); equal to `@fw/grpc`'s `GRPC_ADAPTER`. */
+export const NODE_HTTP_ADAPTER = 'node-http';
+
+/**
+ * A synchronous `require` resolving from this package, so that `createApp` stays synchronous and
+ * loads a protocol package only when an option asks for it. On Node ≥ 20.19 every `@fw/*` package
+ * lists a `module-sync` export first, so this loads the same ES module file an `import` would: one
+ * copy of `@fw/core` (one `HTTPError` class) whichever way the app was loaded.
+ */
+const load = ownRequire();
+
+/**
+ * The ES module build makes a `require` from its own URL. The CommonJS build (where the bundler
+ * leaves `import.meta` empty) uses the module's own `require`: the one a host such as jest gives
+ * it, so the protocol packages come from the same module registry as the rest of the app.
+ * (`typeof require` cannot tell the builds apart: `node -e` defines a global `require`, which an
+ * ES module it loads would see.)
+ */
+function ownRequire(): NodeJS.Require {
+  const url = (import.meta as Partial<ImportMeta>).url;
+  return url === undefined ? require : createRequire(url);
+}
+
+/** What an option needs installed: the package whose absence the message names first, then the rest. */
+interface Optional {
+  /** The option that needs the packages, e.g. `protocols.graphql`. */
+  option: string;
+  /** The fw package loaded, e.g. `@fw/graphql`. */
+  fwPackage: string;
+  /** The library it is built on, which users install beside it, e.g. `graphql`. */
+  library: string;
+}
+
+const GRAPHQL: Optional = { option: 'protocols.graphql', fwPackage: '@fw/graphql', library: 'graphql' };
+const GRPC: Optional = { option: 'protocols.grpc', fwPackage: '@fw/grpc', library: '@grpc/grpc-js' };
+const TRACING: Optional = { option: 'observability.tracing', fwPackage: '@fw/tracing', library: '@opentelemetry/api' };
+
+/** The package a "not found" error names: `Cannot find module 'x'` (require) or `Cannot find package 'x'` (import). */
+function missingPackage(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const name = /Cannot find (?:module|package) '((?:@[^/']+\/)?[^/']+)/.exec(error.message)?.[1];
+  return name;
+}
+
+function loadOptional<T>(what: Optional): T {
+  try {
+    return load(what.fwPackage) as T;
+  } catch (error) {
+    const missing = missingPackage(error);
+    // Only the packages the option needs get the install hint; any other failure is reported as it is.
+    if (missing !== what.fwPackage && missing !== what.library) throw error;
+    throw new Error(`${what.option} needs the ${what.library} package: npm install ${what.library} ${what.fwPackage}`, { cause: error });
+  }
+}
+
+/** `@fw/graphql`, loaded on the first app that configures `protocols.graphql`. */
+export const loadGraphQL = (): GraphQLModule => loadOptional<GraphQLModule>(GRAPHQL);
+
+/** `@fw/grpc` (and `@grpc/grpc-js`), loaded on the first app that configures `protocols.grpc`. */
+export const loadGrpc = (): GrpcModule => loadOptional<GrpcModule>(GRPC);
+
+/** `@fw/tracing` (and `@opentelemetry/api`; the SDK is loaded at `listen()`), loaded when tracing is enabled. */
+export const loadTracing = (): TracingModule => loadOptional<TracingModule>(TRACING);

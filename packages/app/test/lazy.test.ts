@@ -1,0 +1,312 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { GRPC_ADAPTER } from '@fw/grpc';
+import { SHOP_PROTO } from './support.js';
+
+// Which modules a real consumer of the built packages loads. Each case runs in a fresh node
+// process, as an ES module (`import()`) and as CommonJS (`require`), from this package's
+// directory, where `@fw/app` resolves to itself through its exports (as from a user's
+// node_modules) and its dependencies to their built dist. The V8 inspector lists every script
+// compiled, whichever loader compiled it (ESM, CommonJS, require of an ES module).
+
+const APP_DIR = join(__dirname, '..');
+const PACKAGES_DIR = join(APP_DIR, '..');
+
+type Kind = 'esm' | 'cjs';
+const KINDS: Kind[] = ['esm', 'cjs'];
+
+/** The files of every script compiled so far, as file URLs or paths (evaluated in the child). */
+const LOADED = `(() => {
+  const { Session } = process.getBuiltinModule('node:inspector');
+  const session = new Session();
+  const urls = [];
+  session.connect();
+  session.on('Debugger.scriptParsed', (m) => urls.push(m.params.url));
+  session.post('Debugger.enable', () => {});
+  session.disconnect();
+  return urls.filter((u) => u.startsWith('file:') || u.startsWith('/'));
+})()`;
+
+interface Run {
+  /** What the body returned (JSON). */
+  out: Record<string, unknown>;
+  /** Every file loaded at the end of the body. */
+  files: string[];
+}
+
+/**
+ * Runs `body` (an async function body; `load(name)` imports or requires a module; `LOADED()`
+ * lists the files loaded so far) in a fresh node process as an ES module or as CommonJS.
+ */
+function consume(kind: Kind, body: string, cwd = APP_DIR): Promise<Run> {
+  const prelude =
+    kind === 'esm'
+      ? `const load = async (name) => { const m = await import(name); return m['module.exports'] ?? m.default ?? m; };`
+      : `const load = async (name) => require(name);`;
+  const script = `${prelude}
+const LOADED = () => ${LOADED};
+const main = async () => { ${body} };
+main().then((out) => {
+  process.stdout.write('RESULT ' + JSON.stringify({ out, files: LOADED() }) + '\\n');
+  process.exit(0);
+}, (error) => {
+  process.stdout.write('RESULT ' + JSON.stringify({ out: { error: String(error && error.message), code: error && error.code } , files: [] }) + '\\n');
+  process.exit(0);
+});`;
+  const args = kind === 'esm' ? ['--input-type=module', '-e', script] : ['-e', script];
+  return new Promise((resolve, reject) => {
+    // Without NODE_PATH (the package manager's bin shims set one): modules resolve as in a user's project.
+    const { NODE_PATH: _nodePath, ...env } = process.env;
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, NODE_ENV: 'test' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || line === undefined) reject(new Error(`consumer exited with ${code}:\n${stdout}\n${stderr}`));
+      else resolve(JSON.parse(line.slice('RESULT '.length)) as Run);
+    });
+  });
+}
+
+/** The package a loaded file belongs to: `@fw/<name>` for this repository's packages, else the npm name. */
+function packageOf(file: string): string {
+  const inModules = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
+  if (inModules) return inModules[1]!;
+  const fw = /\/packages\/([^/]+)\/dist\//.exec(file);
+  return fw ? `@fw/${fw[1]}` : file;
+}
+
+const packages = (run: Run): Set<string> => new Set(run.files.map(packageOf));
+
+/** The protocol libraries and their fw packages (prefixes match every package of a scope). */
+const HEAVY = ['graphql', 'graphql-http', '@grpc/', 'protobufjs', '@protobufjs/', '@opentelemetry/', '@fw/graphql', '@fw/grpc', '@fw/tracing'];
+const heavyIn = (run: Run): string[] => [...packages(run)].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
+
+/** The `@fw/*` files loaded in their CommonJS build: none, when every package resolves `module-sync` to its ES module build. */
+const fwCommonJs = (run: Run): string[] => run.files.filter((f) => packageOf(f).startsWith('@fw/') && /\.cjs$/.test(f));
+
+const REST_APP = `
+  const { createApp } = await load('@fw/app');
+  const app = createApp();
+  app.get('/ping', (ctx) => ctx.json({ pong: true }));
+  const { url } = await app.listen(0, '127.0.0.1');
+  const res = await fetch(url + '/ping');
+  const answer = { status: res.status, body: await res.json() };
+  await app.close();
+  return answer;`;
+
+describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
+  it('serves without loading graphql, gRPC, protobufjs or OpenTelemetry', async () => {
+    const run = await consume(kind, REST_APP);
+    expect(run.out).toEqual({ status: 200, body: { pong: true } });
+    expect(packages(run)).toContain('@fw/app');
+    expect(packages(run)).toContain('@fw/core');
+    expect(heavyIn(run)).toEqual([]);
+  });
+
+  it('does not load the tracing package when tracing is switched off', async () => {
+    const run = await consume(kind, `
+      const { createApp } = await load('@fw/app');
+      createApp({ protocols: { graphql: false, grpc: false }, observability: { tracing: { enabled: false, serviceName: 'off' } } });
+      return {};`);
+    expect(heavyIn(run)).toEqual([]);
+  });
+});
+
+describe.each(KINDS)('a GraphQL app (%s consumer)', (kind) => {
+  it('loads graphql, answers, and maps an HTTPError thrown in a resolver through the one @fw/core', async () => {
+    const run = await consume(kind, `
+      const { createApp, HTTPError } = await load('@fw/app');
+      const core = await load('@fw/core');
+      const { buildSchema } = await load('graphql');
+      const schema = buildSchema('type Query { hello: String, secret: String }');
+      const rootValue = { hello: () => 'world', secret: () => { throw new HTTPError(403, 'no access'); } };
+      const app = createApp({ protocols: { graphql: { schema, rootValue } } });
+      const { url } = await app.listen(0, '127.0.0.1');
+      const res = await fetch(url + '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello secret }' }) });
+      const answer = { status: res.status, body: await res.json(), sameClass: core.HTTPError === HTTPError };
+      await app.close();
+      return answer;`);
+    expect(run.out).toMatchObject({
+      status: 200,
+      sameClass: true,
+      body: { data: { hello: 'world', secret: null }, errors: [{ message: 'no access', extensions: { code: 'FORBIDDEN', status: 403 } }] },
+    });
+    expect(packages(run)).toContain('graphql');
+    expect(packages(run)).toContain('@fw/graphql');
+    expect(heavyIn(run).filter((name) => !['graphql', 'graphql-http', '@fw/graphql'].includes(name))).toEqual([]);
+    expect(fwCommonJs(run)).toEqual([]);
+  });
+});
+
+describe.each(KINDS)('a gRPC app (%s consumer)', (kind) => {
+  it('loads gRPC, answers, and maps an HTTPError thrown in a handler through the one @fw/core', async () => {
+    const run = await consume(kind, `
+      const { createApp, HTTPError } = await load('@fw/app');
+      const app = createApp({ protocols: { grpc: { port: 0, host: '127.0.0.1', protoPath: ${JSON.stringify(SHOP_PROTO)}, services: { 'shop.Items': {
+        Get: (call, callback) => call.request.id === 'missing' ? callback(new HTTPError(404, 'No such item')) : callback(null, { id: call.request.id, owner: 'ann' }),
+      } } } } });
+      await app.listen(0, '127.0.0.1');
+      const loadedByApp = LOADED();
+      const grpc = await load('@grpc/grpc-js');
+      const protoLoader = await load('@grpc/proto-loader');
+      const definition = protoLoader.loadSync(${JSON.stringify(SHOP_PROTO)}, { keepCase: true });
+      const { shop } = grpc.loadPackageDefinition(definition);
+      const client = new shop.Items(app.getProtocolManager().getGrpcAddress().target, grpc.credentials.createInsecure());
+      const get = (id) => new Promise((resolve) => client.Get({ id }, (err, item) => resolve(err ? { code: err.code, details: err.details } : item)));
+      const answer = { found: await get('a1'), missing: await get('missing'), notFound: grpc.status.NOT_FOUND, loadedByApp };
+      client.close();
+      await app.close();
+      return answer;`);
+    const { loadedByApp, ...answers } = run.out as { loadedByApp: string[] };
+    expect(answers).toEqual({ found: { id: 'a1', owner: 'ann' }, missing: { code: 5, details: 'No such item' }, notFound: 5 });
+    const byApp = { out: {}, files: loadedByApp };
+    expect(packages(byApp)).toContain('@grpc/grpc-js');
+    expect(packages(byApp)).toContain('@fw/grpc');
+    expect(heavyIn(byApp).filter((name) => name.startsWith('@opentelemetry/') || name.includes('graphql'))).toEqual([]);
+    expect(fwCommonJs(run)).toEqual([]);
+  });
+});
+
+describe.each(KINDS)('a traced app (%s consumer)', (kind) => {
+  it('loads @opentelemetry/api with the app, and the SDK only at listen()', async () => {
+    const run = await consume(kind, `
+      const { createApp } = await load('@fw/app');
+      const app = createApp({ observability: { tracing: { enabled: true, serviceName: 'lazy', exporter: 'none' } } });
+      app.get('/ping', (ctx) => ctx.json({ pong: true }));
+      const afterCreate = LOADED();
+      const { url } = await app.listen(0, '127.0.0.1');
+      const res = await fetch(url + '/ping');
+      const answer = { status: res.status, traceparent: res.headers.get('traceparent') !== null, afterCreate };
+      await app.close();
+      return answer;`);
+    const { afterCreate, ...answer } = run.out as { afterCreate: string[] };
+    expect(answer).toEqual({ status: 200, traceparent: true });
+    const created = packages({ out: {}, files: afterCreate });
+    expect(created).toContain('@fw/tracing');
+    expect(created).toContain('@opentelemetry/api');
+    expect(created).not.toContain('@opentelemetry/sdk-node');
+    expect(created).not.toContain('@opentelemetry/sdk-trace-base');
+    expect(packages(run)).toContain('@opentelemetry/sdk-trace-base');
+    expect(heavyIn(run).filter((name) => !name.startsWith('@opentelemetry/') && name !== '@fw/tracing')).toEqual([]);
+    expect(fwCommonJs(run)).toEqual([]);
+  });
+});
+
+describe('the exports of every @fw package', () => {
+  const manifests = readdirSync(PACKAGES_DIR).map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(PACKAGES_DIR, dir, 'package.json'), 'utf8')) as { name: string; engines: { node: string }; exports: Record<string, unknown> };
+    return [manifest.name, manifest] as const;
+  });
+
+  it.each(manifests)('%s resolves require and import to its ES module build (module-sync first), on Node >= 20.19', (_name, manifest) => {
+    expect(manifest.engines.node).toBe('>=20.19');
+    for (const [subpath, entry] of Object.entries(manifest.exports)) {
+      if (typeof entry === 'string') continue; // ./package.json
+      const conditions = entry as Record<string, unknown>;
+      expect([subpath, Object.keys(conditions)[0]]).toEqual([subpath, 'module-sync']);
+      expect(conditions['module-sync']).toEqual(conditions.import);
+    }
+  });
+});
+
+describe('the adapter createApp serves on', () => {
+  it('is the one gRPC requires', async () => {
+    const run = await consume('cjs', `
+      const { createApp } = await load('@fw/app');
+      try { createApp({ adapter: { type: 'bun' } }); } catch (error) { return { message: error.message }; }
+      return {};`);
+    expect(run.out).toEqual({ message: `createApp: unknown adapter type "bun"; the only adapter is "${GRPC_ADAPTER}"` });
+  });
+});
+
+// A project with some packages missing: `@fw/app` (and, in one case, `@fw/graphql`) copied from
+// their build into its node_modules, the packages they need linked, the optional ones left out.
+describe('an app whose optional packages are not installed', () => {
+  let root: string;
+
+  /** A node_modules entry linked to the package's real directory (its own dependencies resolve from there). */
+  const link = (project: string, name: string, target: string): void => {
+    const at = join(project, 'node_modules', name);
+    mkdirSync(dirname(at), { recursive: true });
+    symlinkSync(realpathSync(target), at, 'dir');
+  };
+  /** A node_modules entry holding a copy of an fw package's package.json and dist (its dependencies resolve in the project). */
+  const copy = (project: string, name: string): void => {
+    const at = join(project, 'node_modules', '@fw', name);
+    mkdirSync(at, { recursive: true });
+    cpSync(join(PACKAGES_DIR, name, 'package.json'), join(at, 'package.json'));
+    cpSync(join(PACKAGES_DIR, name, 'dist'), join(at, 'dist'), { recursive: true });
+  };
+  /** A project with `@fw/app` and the packages its entry needs, plus whatever `extra` adds. */
+  const project = (name: string, extra: (dir: string) => void = () => undefined): string => {
+    const dir = join(root, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true }));
+    copy(dir, 'app');
+    for (const pkg of ['core', 'middleware', 'validate', 'openapi']) link(dir, `@fw/${pkg}`, join(PACKAGES_DIR, pkg));
+    extra(dir);
+    return dir;
+  };
+
+  const ATTEMPTS = `
+    const { createApp } = await load('@fw/app');
+    const rest = createApp().getProtocolManager() === undefined;
+    const attempt = (options) => { try { createApp(options); return 'created'; } catch (error) { return error.message; } };
+    return {
+      rest,
+      graphql: attempt({ protocols: { graphql: { schema: {} } } }),
+      grpc: attempt({ protocols: { grpc: { services: {} } } }),
+      tracing: attempt({ observability: { tracing: { enabled: true, serviceName: 'x' } } }),
+    };`;
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'fw-lazy-'));
+  });
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it.each(KINDS)('serves REST and names the packages to install for each option (%s consumer)', async (kind) => {
+    const dir = project(`only-app-${kind}`);
+    const run = await consume(kind, ATTEMPTS, dir);
+    expect(run.out).toEqual({
+      rest: true,
+      graphql: 'protocols.graphql needs the graphql package: npm install graphql @fw/graphql',
+      grpc: 'protocols.grpc needs the @grpc/grpc-js package: npm install @grpc/grpc-js @fw/grpc',
+      tracing: 'observability.tracing needs the @opentelemetry/api package: npm install @opentelemetry/api @fw/tracing',
+    });
+  });
+
+  it.each(KINDS)('names graphql when @fw/graphql is installed without it (%s consumer)', async (kind) => {
+    const dir = project(`no-graphql-${kind}`, (at) => {
+      copy(at, 'graphql');
+      link(at, 'graphql-http', join(PACKAGES_DIR, 'graphql', 'node_modules', 'graphql-http'));
+    });
+    const run = await consume(kind, ATTEMPTS, dir);
+    expect(run.out).toMatchObject({ graphql: 'protocols.graphql needs the graphql package: npm install graphql @fw/graphql' });
+  });
+
+  it('reports any other failure to load a protocol package as it is', async () => {
+    const dir = project('broken-graphql', (at) => {
+      const pkg = join(at, 'node_modules', '@fw', 'graphql');
+      mkdirSync(pkg, { recursive: true });
+      writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@fw/graphql', main: 'index.js' }));
+      writeFileSync(join(pkg, 'index.js'), `require('left-pad-that-is-not-there');`);
+      const grpc = join(at, 'node_modules', '@fw', 'grpc');
+      mkdirSync(grpc, { recursive: true });
+      writeFileSync(join(grpc, 'package.json'), JSON.stringify({ name: '@fw/grpc', main: 'index.js' }));
+      writeFileSync(join(grpc, 'index.js'), `throw new Error('@fw/grpc failed to initialise');`);
+    });
+    const run = await consume('cjs', ATTEMPTS, dir);
+    expect(run.out).toMatchObject({
+      graphql: expect.stringMatching(/^Cannot find module 'left-pad-that-is-not-there'/),
+      grpc: '@fw/grpc failed to initialise',
+    });
+  });
+});
