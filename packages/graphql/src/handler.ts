@@ -10,9 +10,9 @@ import {
   specifiedRules,
   validate,
   type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
   type GraphQLSchema,
-  type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
 import { createHandler, type OperationArgs, type OperationContext, type Request, type RequestParams } from 'graphql-http';
@@ -23,10 +23,12 @@ import {
   createErrorFormatter,
   errorResponse,
   requestError,
+  resultResponse,
   type AcceptedMediaType,
   type HandlerResponse,
 } from './internal/errors.js';
 import { checkDocumentLimits, oversizeBytes } from './internal/limits.js';
+import { createExecutor, type JitModule, type OperationPlan } from './internal/executor.js';
 import { LruCache } from './internal/lru.js';
 import { createPlayground, type Playground } from './internal/playground.js';
 import { fixedSource, type SchemaSource } from './operations/source.js';
@@ -55,7 +57,14 @@ export interface Endpoint {
 interface PreparedDocument {
   readonly document: DocumentNode;
   /** By `operationName` (undefined: the document's only operation); only names the document defines. */
-  readonly operations: Map<string | undefined, OperationDefinitionNode>;
+  readonly operations: Map<string | undefined, OperationPlan>;
+}
+
+/** What a request runs, once its document is prepared. */
+interface Planned {
+  readonly args: OperationArgs<OperationContext>;
+  /** Undefined: no operation by the requested name. */
+  readonly plan: OperationPlan | undefined;
 }
 
 /** What `parseRequestParams` reads from a request before graphql-http's own checks. */
@@ -150,162 +159,230 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     return prepared;
   };
 
+  const executor = createExecutor();
+  // graphql-jit is optional: until it has loaded, or without it, graphql-js executes everything.
+  import('graphql-jit').then(
+    (module: JitModule) => executor.setJit(module),
+    () => undefined,
+  );
+
+  // Reads the parameters itself: the body with core's parser (size limit, one read even if
+  // middleware read it first), GET's `variables` and `extensions` with core's JSON rules (the
+  // forbidden-key walk and the depth limit a body gets), and the persisted query extension.
+  // Undefined: a POST that is not JSON, left to graphql-http (415).
+  const readParams = async (ctx: Context, method: string): Promise<HandlerResponse | RequestParams | undefined> => {
+    let raw: RawParams;
+    if (method === 'GET') {
+      const url = ctx.url;
+      const at = url.indexOf('?');
+      const search = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
+      raw = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined };
+      for (const key of ['variables', 'extensions'] as const) {
+        const text = search.get(key);
+        if (text === null || text === '') continue;
+        try {
+          raw[key] = parseJSON(text, { maxDepth: maxJsonDepth });
+        } catch (err) {
+          const error = toHTTPError(err);
+          return errorResponse(400, [requestError(400, `The "${key}" parameter is not valid: ${error.expose ? error.message : 'unreadable JSON'}.`)], mediaTypeOf(ctx));
+        }
+      }
+    } else if (method === 'POST') {
+      if (!isJsonContentType(headerValue(ctx.headers['content-type']))) return undefined;
+      let body: unknown;
+      try {
+        body = await ctx.parseBody();
+      } catch (err) {
+        const error = toHTTPError(err);
+        return errorResponse(error.statusCode, [requestError(error.statusCode, error.expose ? error.message : MASKED_MESSAGE)], 'application/json', error.headers);
+      }
+      if (Array.isArray(body)) return badRequest('Batched requests are not supported: send one operation per request, as a JSON object.');
+      if (body === undefined) return badRequest('Missing request body: POST a JSON object such as {"query": "{ __typename }"}.');
+      if (body === null || typeof body !== 'object') return badRequest('The request body must be a JSON object with a "query" string.');
+      raw = body;
+    } else {
+      return [null, { status: 405, statusText: statusText(405), headers: { allow: 'GET, HEAD, POST' } }];
+    }
+    const { variables, operationName, extensions } = raw;
+    let query = raw.query;
+    if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return badRequest('Invalid variables');
+    if (operationName != null && typeof operationName !== 'string') return badRequest('Invalid operationName');
+    if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) return badRequest('Invalid extensions');
+    let hash: string | undefined;
+    const persistedQuery = (extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery;
+    if (persistedQuery !== undefined) {
+      if (persisted === undefined) return persistedQueryError(ctx, 'PersistedQueryNotSupported', 'PERSISTED_QUERY_NOT_SUPPORTED');
+      const { version, sha256Hash } = (persistedQuery ?? {}) as { version?: unknown; sha256Hash?: unknown };
+      if (version !== 1) return badRequest('Unsupported persisted query version');
+      if (typeof sha256Hash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha256Hash)) return badRequest('Invalid persisted query hash: expected the SHA-256 of the query, in hex');
+      hash = sha256Hash.toLowerCase();
+      if (query == null) {
+        query = persisted.get(hash);
+        if (query === undefined) return persistedQueryError(ctx, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND');
+        hash = undefined;
+      } else if (typeof query === 'string' && createHash('sha256').update(query).digest('hex') !== hash) {
+        return badRequest('provided sha does not match query');
+      }
+    }
+    if (query == null) return badRequest('Missing query');
+    if (typeof query !== 'string') return badRequest('Invalid query');
+    const params = { query, variables, operationName, extensions } as RequestParams;
+    // Stored once the document has passed the limits and validation (in plan).
+    if (hash !== undefined) toPersist.set(params, hash);
+    return params;
+  };
+
+  /** The document (from the cache, or prepared now) and operation a request runs, or its refusal. */
+  const plan = (ctx: Context, method: string, params: RequestParams): Planned | HandlerResponse | readonly GraphQLError[] => {
+    const query = params.query;
+    const { schema, resolverFor } = source.current();
+    if (schema !== cachedFor) {
+      cache?.clear();
+      cachedFor = schema;
+    }
+    let prepared = cache?.get(query);
+    if (prepared === undefined) {
+      const result = prepare(ctx, query, schema);
+      if (!isPrepared(result)) return result;
+      prepared = result;
+    }
+    if (persisted !== undefined && params.extensions != null) {
+      const hash = toPersist.get(params);
+      if (hash !== undefined) persisted.set(hash, query, query.length);
+    }
+    // No operation by that name: answered as graphql-http answers it.
+    const operationPlan = operationOf(prepared, params.operationName ?? undefined);
+    if (operationPlan !== undefined) {
+      const operation = operationPlan.operation;
+      // For tracing and request logs, read after `await next()`.
+      ctx.set(OPERATION_TYPE, operation.operation);
+      if (operation.name !== undefined) ctx.set(OPERATION_NAME, operation.name.value);
+      // HEAD is answered as GET.
+      if (method === 'GET' && operation.operation === OperationTypeNode.MUTATION) {
+        return errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaTypeOf(ctx), { allow: 'POST' });
+      }
+    }
+    // No contextValue yet: it is built after refusing mutations over GET, so the factory never
+    // runs for a request that is refused anyway.
+    const args: OperationArgs<OperationContext> = {
+      schema,
+      document: prepared.document,
+      rootValue,
+      variableValues: params.variables,
+      operationName: params.operationName,
+    };
+    if (resolverFor !== undefined) args.fieldResolver = resolverFor(ctx);
+    return { args, plan: operationPlan };
+  };
+
+  const contextFor = (ctx: Context): OperationContext | Promise<OperationContext | HandlerResponse> => {
+    if (config.context === undefined) return (config.hasContextValue ? config.contextValue : ctx) as OperationContext;
+    return contextFromFactory(ctx, config.context);
+  };
+
+  const contextFromFactory = async (ctx: Context, factory: NonNullable<ResolvedGraphQLConfig['context']>): Promise<OperationContext | HandlerResponse> => {
+    try {
+      return (await factory(ctx.req, ctx)) as OperationContext;
+    } catch (err) {
+      const error = toHTTPError(err);
+      if (error.statusCode >= 500) onLog(`GraphQL context factory failed on ${ctx.method} ${ctx.path}`, err);
+      const message = error.expose || !maskErrors ? (err instanceof Error ? err.message : error.message) : MASKED_MESSAGE;
+      const extra = error.expose && error.details !== undefined ? { details: error.details } : undefined;
+      return errorResponse(error.statusCode, [requestError(error.statusCode, message, extra)], mediaTypeOf(ctx), error.headers);
+    }
+  };
+
+  // A result with errors and no `data` is a request error (variables that do not coerce): the
+  // GraphQL-over-HTTP spec wants 400 for it under application/graphql-response+json.
+  const requestFailure = (mediaType: AcceptedMediaType | undefined, result: ExecutionResult): HandlerResponse | undefined => {
+    if ('data' in result || result.errors === undefined || result.errors.length === 0) return undefined;
+    if (mediaType !== 'application/graphql-response+json') return undefined;
+    return errorResponse(400, result.errors.map((error) => formatError(error)), mediaType);
+  };
+
+  // graphql-http answers what the request path below leaves to it: an Accept header nothing
+  // acceptable is in (406) and a POST body that is not JSON (415); its hooks are the same steps.
   const handle = createHandler<Context['req'], Context, OperationContext>({
     rootValue,
     formatError,
-
-    // Reads the parameters itself: the body with core's parser (size limit, one read even if
-    // middleware read it first), GET's `variables` and `extensions` with core's JSON rules (the
-    // forbidden-key walk and the depth limit a body gets), and the persisted query extension.
-    async parseRequestParams(req: GraphQLRequest): Promise<HandlerResponse | RequestParams | undefined> {
-      const ctx = req.context;
-      let raw: RawParams;
-      if (req.method === 'GET') {
-        const url = ctx.url;
-        const at = url.indexOf('?');
-        const search = new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
-        raw = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined };
-        for (const key of ['variables', 'extensions'] as const) {
-          const text = search.get(key);
-          if (text === null || text === '') continue;
-          try {
-            raw[key] = parseJSON(text, { maxDepth: maxJsonDepth });
-          } catch (err) {
-            const error = toHTTPError(err);
-            return errorResponse(400, [requestError(400, `The "${key}" parameter is not valid: ${error.expose ? error.message : 'unreadable JSON'}.`)], mediaTypeOf(ctx));
-          }
-        }
-      } else if (req.method === 'POST') {
-        const [type, charset = 'charset=utf-8'] = (headerValue(ctx.headers['content-type']) ?? '').replace(/\s/g, '').toLowerCase().split(';');
-        // graphql-http answers other content types with 415.
-        if (type !== 'application/json' || charset !== 'charset=utf-8') return undefined;
-        let body: unknown;
-        try {
-          body = await ctx.parseBody();
-        } catch (err) {
-          const error = toHTTPError(err);
-          return errorResponse(error.statusCode, [requestError(error.statusCode, error.expose ? error.message : MASKED_MESSAGE)], 'application/json', error.headers);
-        }
-        if (Array.isArray(body)) return badRequest('Batched requests are not supported: send one operation per request, as a JSON object.');
-        if (body === undefined) return badRequest('Missing request body: POST a JSON object such as {"query": "{ __typename }"}.');
-        if (body === null || typeof body !== 'object') return badRequest('The request body must be a JSON object with a "query" string.');
-        raw = body;
-      } else {
-        return [null, { status: 405, statusText: statusText(405), headers: { allow: 'GET, HEAD, POST' } }];
-      }
-      const { variables, operationName, extensions } = raw;
-      let query = raw.query;
-      if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return badRequest('Invalid variables');
-      if (operationName != null && typeof operationName !== 'string') return badRequest('Invalid operationName');
-      if (extensions != null && (typeof extensions !== 'object' || Array.isArray(extensions))) return badRequest('Invalid extensions');
-      let hash: string | undefined;
-      const persistedQuery = (extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery;
-      if (persistedQuery !== undefined) {
-        if (persisted === undefined) return persistedQueryError(ctx, 'PersistedQueryNotSupported', 'PERSISTED_QUERY_NOT_SUPPORTED');
-        const { version, sha256Hash } = (persistedQuery ?? {}) as { version?: unknown; sha256Hash?: unknown };
-        if (version !== 1) return badRequest('Unsupported persisted query version');
-        if (typeof sha256Hash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha256Hash)) return badRequest('Invalid persisted query hash: expected the SHA-256 of the query, in hex');
-        hash = sha256Hash.toLowerCase();
-        if (query == null) {
-          query = persisted.get(hash);
-          if (query === undefined) return persistedQueryError(ctx, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND');
-          hash = undefined;
-        } else if (typeof query === 'string' && createHash('sha256').update(query).digest('hex') !== hash) {
-          return badRequest('provided sha does not match query');
-        }
-      }
-      if (query == null) return badRequest('Missing query');
-      if (typeof query !== 'string') return badRequest('Invalid query');
-      const params = { query, variables, operationName, extensions } as RequestParams;
-      // Stored once the document has passed the limits and validation (in onSubscribe).
-      if (hash !== undefined) toPersist.set(params, hash);
-      return params;
-    },
-
+    parseRequestParams: (req: GraphQLRequest) => readParams(req.context, req.method),
     onSubscribe(req: GraphQLRequest, params: RequestParams) {
-      const ctx = req.context;
-      const query = params.query;
-      const { schema, resolverFor } = source.current();
-      if (schema !== cachedFor) {
-        cache?.clear();
-        cachedFor = schema;
-      }
-      let prepared = cache?.get(query);
-      if (prepared === undefined) {
-        const result = prepare(ctx, query, schema);
-        if (!isPrepared(result)) return result;
-        prepared = result;
-      }
-      if (persisted !== undefined && params.extensions != null) {
-        const hash = toPersist.get(params);
-        if (hash !== undefined) persisted.set(hash, query, query.length);
-      }
-      // No operation by that name: graphql-http answers it.
-      const operation = operationOf(prepared, params.operationName ?? undefined);
-      if (operation !== undefined) {
-        // For tracing and request logs, read after `await next()`.
-        ctx.set(OPERATION_TYPE, operation.operation);
-        if (operation.name !== undefined) ctx.set(OPERATION_NAME, operation.name.value);
-        // HEAD reaches graphql-http as GET.
-        if (req.method === 'GET' && operation.operation === OperationTypeNode.MUTATION) {
-          return errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaTypeOf(ctx), { allow: 'POST' });
-        }
-      }
-      // No contextValue here: graphql-http builds it through `context` below, after refusing
-      // mutations over GET, so the factory never runs for a request that is refused anyway.
-      const args: OperationArgs<OperationContext> = {
-        schema,
-        document: prepared.document,
-        rootValue,
-        variableValues: params.variables,
-        operationName: params.operationName,
-      };
-      if (resolverFor !== undefined) args.fieldResolver = resolverFor(ctx);
-      return args;
+      const planned = plan(req.context, req.method, params);
+      return isPlanned(planned) ? planned.args : planned;
     },
-
-    async context(req: GraphQLRequest): Promise<OperationContext | HandlerResponse> {
-      const ctx = req.context;
-      if (config.context === undefined) return (config.hasContextValue ? config.contextValue : ctx) as OperationContext;
-      try {
-        return (await config.context(ctx.req, ctx)) as OperationContext;
-      } catch (err) {
-        const error = toHTTPError(err);
-        if (error.statusCode >= 500) onLog(`GraphQL context factory failed on ${ctx.method} ${ctx.path}`, err);
-        const message = error.expose || !maskErrors ? (err instanceof Error ? err.message : error.message) : MASKED_MESSAGE;
-        const extra = error.expose && error.details !== undefined ? { details: error.details } : undefined;
-        return errorResponse(error.statusCode, [requestError(error.statusCode, message, extra)], mediaTypeOf(ctx), error.headers);
-      }
-    },
-
-    // A result with errors and no `data` is a request error (variables that do not coerce): the
-    // GraphQL-over-HTTP spec wants 400 for it under application/graphql-response+json.
-    onOperation(req: GraphQLRequest, _args, result: ExecutionResult): HandlerResponse | undefined {
-      if ('data' in result || result.errors === undefined || result.errors.length === 0) return undefined;
-      const mediaType = mediaTypeOf(req.context);
-      if (mediaType !== 'application/graphql-response+json') return undefined;
-      return errorResponse(400, result.errors.map((error) => formatError(error)), mediaType);
-    },
+    context: (req: GraphQLRequest) => contextFor(req.context),
+    execute: (args: ExecutionArgs) => executor.run(undefined, args),
+    onOperation: (req: GraphQLRequest, _args, result: ExecutionResult) => requestFailure(mediaTypeOf(req.context), result),
   });
 
-  const handler: GraphQLHandler = async (ctx: Context): Promise<void> => {
+  const send = (ctx: Context, [body, init]: HandlerResponse): void => {
+    const headers = init.headers;
+    if (headers !== undefined) for (const key of Object.keys(headers)) ctx.setHeader(key, headers[key]!);
+    ctx.send(body ?? '', init.status);
+  };
+
+  /**
+   * The request path: the steps graphql-http takes with the hooks above, in its order and with its
+   * answers, without its per-request overhead (a re-read Accept header, a JSON replacer walking
+   * every result, an await per step).
+   */
+  const answer = async (ctx: Context, method: string): Promise<void> => {
+    const mediaType = mediaTypeOf(ctx);
+    if (mediaType === undefined) return delegate(ctx, method);
+    let params: HandlerResponse | RequestParams | undefined;
+    try {
+      params = await readParams(ctx, method);
+    } catch (err) {
+      return send(ctx, resultResponse(err, mediaType, formatError));
+    }
+    if (params === undefined) return delegate(ctx, method);
+    if (Array.isArray(params)) return send(ctx, params as HandlerResponse);
+    const planned = plan(ctx, method, params as RequestParams);
+    if (!isPlanned(planned)) return send(ctx, isResponse(planned) ? planned : resultResponse(planned, mediaType, formatError));
+    const { args, plan: operationPlan } = planned;
+    if (operationPlan === undefined) return send(ctx, resultResponse(new GraphQLError('Unable to detect operation AST'), mediaType, formatError));
+    if (operationPlan.operation.operation === OperationTypeNode.SUBSCRIPTION) {
+      return send(ctx, resultResponse(new GraphQLError('Subscriptions are not supported'), mediaType, formatError));
+    }
+    const pending = contextFor(ctx);
+    const contextValue: OperationContext | HandlerResponse = isPromise(pending) ? await pending : pending;
+    if (isResponse(contextValue)) return send(ctx, contextValue);
+    args.contextValue = contextValue;
+    let result = executor.run(operationPlan, args);
+    if (isPromise(result)) result = await result;
+    const failure = requestFailure(mediaType, result);
+    if (failure !== undefined) return send(ctx, failure);
+    if (result.errors === undefined) {
+      // Nothing but data: no replacer needed, and no response object to build.
+      ctx.setHeader('content-type', mediaType === 'application/json' ? 'application/json; charset=utf-8' : 'application/graphql-response+json; charset=utf-8');
+      ctx.send(JSON.stringify(result), 200);
+      return;
+    }
+    send(ctx, resultResponse(result, mediaType, formatError));
+  };
+
+  const delegate = async (ctx: Context, method: string): Promise<void> => {
+    send(
+      ctx,
+      await handle({
+        method,
+        url: ctx.url,
+        headers: ctx.headers,
+        body: () => ctx.parseBody() as Promise<Record<string, unknown> | null>,
+        raw: ctx.req,
+        context: ctx,
+      }),
+    );
+  };
+
+  const handler: GraphQLHandler = (ctx: Context): Promise<void> => {
     // HEAD is answered as GET; core leaves the body out and keeps its Content-Length.
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     if (playground !== undefined && method === 'GET' && acceptsHtml(headerValue(ctx.headers.accept))) {
       playground.page(ctx);
-      return;
+      return Promise.resolve();
     }
-    const [body, init] = await handle({
-      method,
-      url: ctx.url,
-      headers: ctx.headers,
-      body: () => ctx.parseBody() as Promise<Record<string, unknown> | null>,
-      raw: ctx.req,
-      context: ctx,
-    });
-    const headers = init.headers;
-    if (headers !== undefined) for (const key of Object.keys(headers)) ctx.setHeader(key, headers[key]!);
-    ctx.send(body ?? '', init.status);
+    return answer(ctx, method);
   };
 
   /** Answers what was thrown on the endpoint path (by middleware, or the handler) as a GraphQL response. */
@@ -353,15 +430,43 @@ function isPrepared(value: PreparedDocument | HandlerResponse | readonly GraphQL
   return !Array.isArray(value);
 }
 
+function isPlanned(value: Planned | HandlerResponse | readonly GraphQLError[]): value is Planned {
+  return !Array.isArray(value);
+}
+
+/** A response tuple (body, init), by graphql-http's own test (a context value passing it is answered as one). */
+function isResponse(value: unknown): value is HandlerResponse {
+  if (!Array.isArray(value) || (typeof value[0] !== 'string' && value[0] !== null)) return false;
+  const init = value[1] as { status?: unknown; statusText?: unknown; headers?: unknown } | null;
+  if (typeof init !== 'object' || init === null) return false;
+  if (init.status && typeof init.status !== 'number') return false;
+  if (init.statusText && typeof init.statusText !== 'string') return false;
+  return !init.headers || typeof init.headers === 'object';
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 /** The operation a request runs, looked up once per document and name. */
-function operationOf(prepared: PreparedDocument, name: string | undefined): OperationDefinitionNode | undefined {
-  let operation = prepared.operations.get(name);
-  if (operation === undefined) {
-    operation = getOperationAST(prepared.document, name) ?? undefined;
+function operationOf(prepared: PreparedDocument, name: string | undefined): OperationPlan | undefined {
+  const plan = prepared.operations.get(name);
+  if (plan === undefined) {
+    const operation = getOperationAST(prepared.document, name);
+    if (operation == null) return undefined;
+    const created: OperationPlan = { operation, runs: 0, compiled: undefined };
     // Only names the document defines are kept, so a client cannot grow the map.
-    if (operation !== undefined) prepared.operations.set(name, operation);
+    prepared.operations.set(name, created);
+    return created;
   }
-  return operation;
+  return plan;
+}
+
+/** `application/json`, with no charset or UTF-8; graphql-http answers other content types with 415. */
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === 'application/json') return true;
+  const [type, charset = 'charset=utf-8'] = (value ?? '').replace(/\s/g, '').toLowerCase().split(';');
+  return type === 'application/json' && charset === 'charset=utf-8';
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

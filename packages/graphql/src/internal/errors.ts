@@ -6,6 +6,8 @@ import type { GraphQLLogger } from '../types.js';
 /** What clients see instead of the message of an unexpected error. */
 export const MASKED_MESSAGE = 'Internal server error';
 
+const NON_NULL = 'Cannot return null for non-nullable field ';
+
 /** Formats one error of a response; graphql-http calls it for every error it sends. */
 export type ErrorFormatter = (error: Readonly<GraphQLError | Error>) => GraphQLError | Error;
 
@@ -45,7 +47,9 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
   const { maskErrors, onLog, suggestions = true } = options;
   return (error) => {
     if (!(error instanceof GraphQLError)) return error;
-    const original = error.originalError;
+    // graphql-jit reports a null in a non-null field by message alone; graphql-js throws a plain
+    // Error for it, which is masked and logged like any unexpected error.
+    const original = error.originalError ?? (error.path !== undefined && error.message.startsWith(NON_NULL) ? new Error(error.message) : undefined);
     if (error.path === undefined) {
       let message = error.message;
       // Variable errors wrap the scalar's error in one GraphQLError more: find what was thrown.
@@ -72,7 +76,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
     const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : original.message;
-    return new GraphQLError(message, {
+    const formatted = new GraphQLError(message, {
       nodes: error.nodes,
       source: error.source,
       positions: error.positions,
@@ -80,6 +84,9 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
       originalError: original,
       extensions,
     });
+    // graphql-jit's errors carry their locations without the nodes they were computed from.
+    if (formatted.locations === undefined && error.locations !== undefined) (formatted as { locations?: unknown }).locations = error.locations;
+    return formatted;
   };
 }
 
@@ -126,4 +133,39 @@ export function errorResponse(
 /** A GraphQL error for a request refused before execution, with `extensions: { code, status }`. */
 export function requestError(status: number, message: string, extra?: Record<string, unknown>): GraphQLError {
   return new GraphQLError(message, { extensions: { code: protocolStatus(status).graphql, status, ...extra } });
+}
+
+/**
+ * graphql-http's answer for what a step produced: a thrown non-GraphQL error (400, JSON), GraphQL
+ * errors (200 under application/json, 400 under application/graphql-response+json) or an execution
+ * result (200), each error through `formatError`; serialised as graphql-http does (an `Error`
+ * inside shown by its message alone).
+ */
+export function resultResponse(
+  value: unknown,
+  mediaType: AcceptedMediaType,
+  formatError: ErrorFormatter,
+): HandlerResponse {
+  const contentType = `${mediaType}; charset=utf-8`;
+  if (value instanceof Error && !(value instanceof GraphQLError)) {
+    return [JSON.stringify({ errors: [formatError(value)] }, errorReplacer), { status: 400, statusText: 'Bad Request', headers: { 'content-type': 'application/json; charset=utf-8' } }];
+  }
+  const errors = value instanceof GraphQLError ? [value] : isGraphQLErrors(value) ? value : undefined;
+  if (errors !== undefined) {
+    const init = mediaType === 'application/json' ? { status: 200, statusText: 'OK' } : { status: 400, statusText: 'Bad Request' };
+    return [JSON.stringify({ errors: errors.map((error) => formatError(error)) }, errorReplacer), { ...init, headers: { 'content-type': contentType } }];
+  }
+  const { errors: resultErrors, ...rest } = value as { errors?: readonly GraphQLError[] };
+  // `errors` first, as graphql-js builds a result (graphql-jit puts `data` first).
+  const body = resultErrors ? { errors: resultErrors.map((error) => formatError(error)), ...rest } : value;
+  return [JSON.stringify(body, errorReplacer), { status: 200, statusText: 'OK', headers: { 'content-type': contentType } }];
+}
+
+function isGraphQLErrors(value: unknown): value is readonly GraphQLError[] {
+  return Array.isArray(value) && value.length > 0 && value.some((item) => item instanceof GraphQLError);
+}
+
+/** An `Error` that is not a GraphQLError (which has its own `toJSON`) is written as its message. */
+function errorReplacer(_key: string, value: unknown): unknown {
+  return value instanceof Error && !(value instanceof GraphQLError) ? { message: value.message } : value;
 }
