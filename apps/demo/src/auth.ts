@@ -1,4 +1,4 @@
-import { jwtVerifier, type JwtClaims } from '@fw/app';
+import { authenticate, jwtVerifier, withMeta, type JwtClaims, type Middleware, type RequestContext } from '@fw/app';
 import { SignJWT } from 'jose';
 import { JWT_AUDIENCE, JWT_ISSUER } from './config.js';
 import type { User } from './domain/types.js';
@@ -12,6 +12,16 @@ export interface DemoUser extends JwtClaims {
 /** Checks the demo's HS256 tokens: signature, issuer, audience and expiry. */
 export function demoVerifier(secret: string) {
   return jwtVerifier({ secret, issuer: JWT_ISSUER, audience: JWT_AUDIENCE, clockTolerance: 5 });
+}
+
+/**
+ * Insists on a verified user on any protocol. The app's optional `authenticate` has already verified
+ * any token sent; without a user this answers 401 with `WWW-Authenticate` through the strict
+ * middleware. Marked `auth` for the OpenAPI document (401/403 and the bearer requirement).
+ */
+export function requireAuth(verifier: ReturnType<typeof demoVerifier>): Middleware<RequestContext> {
+  const strict = authenticate({ verifier });
+  return withMeta<Middleware<RequestContext>>((ctx, next) => (ctx.user !== undefined ? next() : strict(ctx, next)), { auth: true });
 }
 
 /** Signs a token for a user (the demo has no login endpoint). */

@@ -1,13 +1,16 @@
-import { authenticate, cors, createApp, logger, openapiPlugin, rateLimit, withMeta, type App, type Middleware } from '@fw/app';
+import { fileURLToPath } from 'node:url';
+import { authenticate, cors, createApp, logger, openapiPlugin, rateLimit, type App, type Middleware } from '@fw/app';
 import { errorBody, toHTTPError } from '@fw/app/core';
-import { demoVerifier, mintToken } from './auth.js';
+import { demoVerifier, mintToken, requireAuth } from './auth.js';
 import type { DemoConfig } from './config.js';
 import { InMemoryRepository, SEED } from './domain/repository.js';
 import { Store } from './domain/store.js';
-import { buildBookstoreSchema, rootValue, type GraphQLContext } from './graphql/schema.js';
-import { catalogService, PROTO_PATH } from './grpc/services.js';
+import { bookstoreOperations } from './operations.js';
 import { restV1 } from './rest/v1.js';
 import { restV2 } from './rest/v2.js';
+
+/** Where the `.proto` generated from the operations is kept (committed; `pnpm emit` writes it). */
+export const PROTO_DIR = fileURLToPath(new URL('../proto', import.meta.url));
 
 /** The health check, exempt from rate limiting. */
 export const HEALTH_PATH = '/healthz';
@@ -44,29 +47,25 @@ function errorMiddleware(log: (line: string) => void): Middleware {
   };
 }
 
-/** Builds the demo application: one app, three protocols, the same store behind each. */
+/** Builds the demo application: one app, three protocols, the same store behind each. Does not listen. */
 export function buildDemoApp(store: Store, config: DemoConfig): App {
   const verifier = demoVerifier(config.jwtSecret);
   const app = createApp({
     adapter: { type: 'node-http' },
     observability: { tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter } },
     protocols: {
-      graphql: {
-        schema: buildBookstoreSchema(),
-        rootValue: rootValue(store),
-        // The user the global authenticate middleware verified (as for REST and gRPC); re-parsing
-        // the header here would disagree with it on anything but the plainest `Bearer <token>`.
-        context: (_req, ctx): GraphQLContext => ({ user: ctx.user }),
-      },
+      // No schema: it is generated from the operations (schemas/schema.graphql).
+      graphql: {},
       grpc: {
         port: config.grpcPort,
         host: config.host,
-        protoPath: PROTO_PATH,
+        // No .proto of our own: bookstore.proto is generated from the operations; its field numbers
+        // are read back from the committed file, so they never change.
+        protoOut: PROTO_DIR,
         // grpcurl-style tooling (grpcurl list / describe) works without the proto file.
         reflection: true,
         // The app's global middleware (rate limit, optional authentication) runs for gRPC calls too.
         middleware: 'global',
-        services: { 'bookstore.Catalog': catalogService(store) },
       },
     },
   });
@@ -80,11 +79,8 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
   // Fills ctx.user when a token is sent (every protocol); routes that need one say so below.
   app.use(authenticate({ verifier, optional: true }));
 
-  // The global authenticate above already verified any token sent; this only insists on one,
-  // answering 401 with WWW-Authenticate through the strict middleware when there is none.
-  const strict = authenticate({ verifier });
-  // Marked `auth` for the OpenAPI document (401/403 and the bearer requirement), as `authenticate` marks itself.
-  const requireAuth = withMeta<Middleware>((ctx, next) => (ctx.user !== undefined ? next() : strict(ctx, next)), { auth: true });
+  // Answers 401 without a verified user (the global authenticate above verified any token sent).
+  const auth = requireAuth(verifier);
   app.get('/', (ctx) =>
     ctx.json({
       service: 'fw demo bookstore',
@@ -94,7 +90,9 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
     }),
   );
   app.get(HEALTH_PATH, (ctx) => ctx.json({ ok: true }));
-  app.use('/api/v1', restV1(store, requireAuth));
+  // The catalogue reads and the orders: one definition each, served on REST, GraphQL and gRPC.
+  for (const operation of bookstoreOperations(store, auth)) app.operation(operation);
+  app.use('/api/v1', restV1(store, auth));
   app.use('/api/v2', restV2(store));
 
   // API documentation: /openapi.json (both versions), one document per version, Swagger UI at /docs.

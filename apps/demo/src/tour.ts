@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { mintToken } from './auth.js';
 import { readConfig } from './config.js';
 import { SEED } from './domain/repository.js';
-import { PROTO_PATH } from './grpc/services.js';
+import { PROTO_DIR } from './server.js';
 
 // A first look at all three protocols: one real call each against a running demo.
 const config = readConfig();
@@ -20,12 +21,12 @@ show(`REST  GET /api/v2/books?genre=fiction&limit=2 → ${rest.status}`, await r
 const gql = await fetch(`${base}/graphql`, {
   method: 'POST',
   headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-  body: JSON.stringify({ query: 'query Tour($genre: Genre) { books(genre: $genre, limit: 2) { total items { title author stock } } myOrders { id totalCents } }', variables: { genre: 'science' } }),
+  body: JSON.stringify({ query: 'query Tour($genre: Genre) { listBooks(input: { genre: $genre, limit: 2 }) { title author stock } myOrders { id totalCents } }', variables: { genre: 'science' } }),
 });
 show(`GraphQL  query Tour (as ${SEED.users[1]!.name}) → ${gql.status}`, await gql.json());
 
-// gRPC
-const definition = protoLoader.loadSync(PROTO_PATH, { keepCase: true, defaults: true });
+// gRPC, with the .proto generated from the operations (enums by name, int64 as numbers)
+const definition = protoLoader.loadSync(join(PROTO_DIR, 'bookstore.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
 const { bookstore } = grpc.loadPackageDefinition(definition) as unknown as {
   bookstore: { Catalog: new (target: string, credentials: grpc.ChannelCredentials) => grpc.Client & Record<string, (...args: unknown[]) => unknown> };
 };
@@ -34,12 +35,8 @@ const book = await new Promise((resolve, reject) =>
   client.GetBook!({ id: 'b1' }, (err: Error | null, reply: unknown) => (err ? reject(err) : resolve(reply))),
 );
 show(`gRPC  bookstore.Catalog/GetBook { id: "b1" } at ${grpcTarget}`, book);
-const titles: string[] = [];
-await new Promise<void>((resolve, reject) => {
-  const stream = client.ListBooks!({ genre: 'fiction' }) as grpc.ClientReadableStream<{ title: string }>;
-  stream.on('data', (b: { title: string }) => titles.push(b.title));
-  stream.on('end', () => resolve());
-  stream.on('error', reject);
-});
-show('gRPC  bookstore.Catalog/ListBooks { genre: "fiction" } (server stream)', titles);
+const page = await new Promise<{ items: Array<{ title: string }> }>((resolve, reject) =>
+  client.ListBooks!({ genre: 'GENRE_FICTION' }, (err: Error | null, reply: { items: Array<{ title: string }> }) => (err ? reject(err) : resolve(reply))),
+);
+show('gRPC  bookstore.Catalog/ListBooks { genre: GENRE_FICTION }', page.items.map((b) => b.title));
 client.close();

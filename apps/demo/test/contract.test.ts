@@ -61,8 +61,8 @@ describe('the demo keeps its documented contract', () => {
       basePath: '/api/v1',
       headers: { authorization: `Bearer ${demo.endpoints.adminToken}` },
       operations: {
-        getBooks: [{ status: 200 }, { query: { limit: 1000 }, status: 400 }],
-        getBooksById: [{ params: { id: 'b1' }, status: 200 }, { params: { id: 'b404' }, status: 404 }, { params: { id: 'x1' }, status: 400 }],
+        listBooks: [{ status: 200 }, { query: { limit: 1000 }, status: 400 }],
+        getBook: [{ params: { id: 'b1' }, status: 200 }, { params: { id: 'b404' }, status: 404 }, { params: { id: 'x1' }, status: 400 }],
         postBooks: [
           { body: newBook, status: 201 },
           { body: newBook, status: 409 },
@@ -72,8 +72,8 @@ describe('the demo keeps its documented contract', () => {
         ],
         postBooksByIdRestock: [{ params: { id: 'b404' }, body: { quantity: 1 }, status: 404 }, { params: { id: 'b1' }, body: { quantity: 0 }, status: 400 }],
         deleteBooksById: [{ params: { id: 'b404' }, status: 404 }, { params: { id: 'b1' }, headers: customer, status: 403 }],
-        getOrders: [{ status: 200 }, { headers: anonymous, status: 401 }, { headers: guest, status: 403 }],
-        postOrders: [
+        myOrders: [{ status: 200 }, { headers: anonymous, status: 401 }, { headers: guest, status: 403 }],
+        placeOrder: [
           { body: { lines: [{ bookId: 'b4', quantity: 1 }] }, status: 201 },
           { body: { lines: [{ bookId: 'b3', quantity: 2 }, { bookId: 'b3', quantity: 2 }] }, status: 409 },
           { body: { lines: [{ bookId: 'b404', quantity: 1 }] }, status: 404 },
@@ -100,7 +100,7 @@ describe('the demo keeps its documented contract', () => {
         // Writes use ids that later reads do not need.
         deleteBooksById: { params: { id: 'b5' }, status: 204 },
         postBooksByIdRestock: { params: { id: 'b2' }, body: { quantity: 3 } },
-        postOrders: { body: { lines: [{ bookId: 'b4', quantity: 1 }] }, status: 201 },
+        placeOrder: { body: { lines: [{ bookId: 'b4', quantity: 1 }] }, status: 201 },
         postBooks: { body: { title: `Contract ${version}`, author: 'Test', genre: 'science', priceCents: 100, stock: 1 }, status: 201 },
       },
     });

@@ -89,17 +89,19 @@ describe('the demo on all three protocols', () => {
 
   describe('GraphQL', () => {
     it('answers a query with variables', async () => {
-      const res = await gql(demo.endpoints.graphql, 'query($g: Genre) { books(genre: $g) { total items { id } } }', { g: 'history' });
-      expect(res).toEqual({ status: 200, body: { data: { books: { total: 1, items: [{ id: 'b3' }] } } } });
+      const res = await gql(demo.endpoints.graphql, 'query($g: Genre) { listBooks(input: { genre: $g }) { id } }', { g: 'history' });
+      expect(res).toEqual({ status: 200, body: { data: { listBooks: [{ id: 'b3' }] } } });
     });
 
     it('runs a mutation as the user of the Authorization header (ctx.user, through the context factory)', async () => {
-      const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(lines: [{ bookId: "b1", quantity: 1 }]) { userId totalCents lines { book { title } } } }', undefined, demo.endpoints.customerToken);
-      expect(res.body).toEqual({ data: { placeOrder: { userId: 'u-reader', totalCents: 1299, lines: [{ book: { title: 'The Left Hand of Darkness' } }] } } });
+      const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(input: { lines: [{ bookId: "b1", quantity: 1 }] }) { userId totalCents lines { bookId quantity priceCents } } }', undefined, demo.endpoints.customerToken);
+      expect(res.body).toEqual({ data: { placeOrder: { userId: 'u-reader', totalCents: 1299, lines: [{ bookId: 'b1', quantity: 1, priceCents: 1299 }] } } });
+      const mine = await gql(demo.endpoints.graphql, '{ myOrders { totalCents } }', undefined, demo.endpoints.customerToken);
+      expect(mine.body.data?.myOrders).toEqual(expect.arrayContaining([{ totalCents: 1299 }]));
     });
 
     it('refuses the mutation without a token with an UNAUTHENTICATED error', async () => {
-      const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(lines: [{ bookId: "b1", quantity: 1 }]) { id } }');
+      const res = await gql(demo.endpoints.graphql, 'mutation { placeOrder(input: { lines: [{ bookId: "b1", quantity: 1 }] }) { id } }');
       expect(res.body.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED', status: 401 } });
     });
   });
@@ -107,21 +109,17 @@ describe('the demo on all three protocols', () => {
   describe('gRPC', () => {
     it('answers a unary call', async () => {
       const book = await unary<Record<string, unknown>>((cb) => client.GetBook({ id: 'b2' }, metadata(), cb));
-      expect(book).toMatchObject({ id: 'b2', title: 'A Brief History of Time', price_cents: 1599 });
+      expect(book).toMatchObject({ id: 'b2', title: 'A Brief History of Time', priceCents: 1599, genre: 'GENRE_SCIENCE' });
       await expect(unary((cb) => client.GetBook({ id: 'b404' }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
     });
 
-    it('streams the catalogue', async () => {
-      const ids: string[] = [];
-      await new Promise<void>((resolve, reject) => {
-        const stream = client.ListBooks({ genre: '' });
-        stream.on('data', (b) => ids.push(b.id));
-        stream.on('end', resolve);
-        stream.on('error', reject);
-      });
+    it('lists the catalogue, with the generated enum names', async () => {
+      const all = await unary<{ items: Array<Record<string, unknown>> }>((cb) => client.ListBooks({}, metadata(), cb));
       // The seeded five plus the book the REST test added.
-      expect(ids).toEqual(expect.arrayContaining(['b1', 'b2', 'b3', 'b4', 'b5']));
-      expect(ids).toHaveLength(6);
+      expect(all.items.map((b) => b.id)).toEqual(expect.arrayContaining(['b1', 'b2', 'b3', 'b4', 'b5']));
+      expect(all.items).toHaveLength(6);
+      const science = await unary<{ items: Array<Record<string, unknown>> }>((cb) => client.ListBooks({ genre: 'GENRE_SCIENCE', limit: 1 }, metadata(), cb));
+      expect(science.items).toEqual([expect.objectContaining({ id: 'b2', genre: 'GENRE_SCIENCE' })]);
     });
 
     it('serves server reflection, so grpcurl can list and describe the service without the proto file', async () => {
@@ -134,11 +132,23 @@ describe('the demo on all three protocols', () => {
     });
 
     it('places an order with metadata auth, and refuses one without', async () => {
-      const order = await unary<Record<string, unknown>>((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(demo.endpoints.customerToken), cb));
-      expect(order).toMatchObject({ user_id: 'u-reader', total_cents: 899 });
-      await expect(unary((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
-      await expect(unary((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata('not-a-jwt'), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      const order = await unary<Record<string, unknown>>((cb) => client.PlaceOrder({ lines: [{ bookId: 'b4', quantity: 1 }] }, metadata(demo.endpoints.customerToken), cb));
+      expect(order).toMatchObject({ userId: 'u-reader', totalCents: 899 });
+      const mine = await unary<{ items: Array<Record<string, unknown>> }>((cb) => client.MyOrders({}, metadata(demo.endpoints.customerToken), cb));
+      expect(mine.items.map((o) => o.id)).toContain(order.id);
+      await expect(unary((cb) => client.PlaceOrder({ lines: [{ bookId: 'b4', quantity: 1 }] }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      await expect(unary((cb) => client.PlaceOrder({ lines: [{ bookId: 'b4', quantity: 1 }] }, metadata('not-a-jwt'), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      await expect(unary((cb) => client.MyOrders({}, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     });
+  });
+
+  it('refuses a malformed book id with the same validation on every protocol (one operation, getBook)', async () => {
+    const rest = await fetch(`${api}/api/v1/books/x1`);
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as { details: { errors: Array<{ field: string }> } }).details.errors.map((e) => e.field)).toEqual(['params.id']);
+    const res = await gql(demo.endpoints.graphql, '{ getBook(input: { id: "x1" }) { id } }');
+    expect(res.body.errors?.[0]).toMatchObject({ message: 'Validation failed', extensions: { code: 'BAD_USER_INPUT', status: 400 } });
+    await expect(unary((cb) => client.GetBook({ id: 'x1' }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'Validation failed' });
   });
 
   it('limits a burst with 429 and Retry-After, but never the health check (last: it uses up the window)', async () => {
@@ -183,7 +193,7 @@ describe('graceful shutdown of the demo', () => {
     const client = catalogClient(demo.endpoints.grpc);
     try {
       // Ten kept-alive clients send REST and GraphQL requests back to back; SIGTERM lands while
-      // they run, and gRPC streams are open at that moment. Each client behaves as one behind a
+      // they run, and gRPC calls are in flight at that moment. Each client behaves as one behind a
       // load balancer would: once told `Connection: close` (or refused), it sends no more here.
       let stopped = false;
       const outcomes: Array<number | string> = [];
@@ -194,7 +204,7 @@ describe('graceful shutdown of the demo', () => {
           while (!stopped) {
             const result = i % 2 === 0
               ? await send(agent, `${demo.endpoints.rest}/api/v2/books?limit=5`)
-              : await send(agent, demo.endpoints.graphql, JSON.stringify({ query: '{ books { total } }' }));
+              : await send(agent, demo.endpoints.graphql, JSON.stringify({ query: '{ listBooks { id } }' }));
             outcomes.push(result.status);
             if (result.close) return;
           }
@@ -204,12 +214,8 @@ describe('graceful shutdown of the demo', () => {
       };
       const workers = Array.from({ length: 10 }, (_, i) => worker(i));
       await new Promise((r) => setTimeout(r, 300));
-      const streams = Array.from({ length: 3 }, () => new Promise<number | string>((resolve) => {
-        let count = 0;
-        const stream = client.ListBooks({ genre: '' });
-        stream.on('data', () => count++);
-        stream.on('end', () => resolve(count));
-        stream.on('error', (e) => resolve(`error: ${e.message}`));
+      const calls = Array.from({ length: 3 }, () => new Promise<number | string>((resolve) => {
+        client.ListBooks({}, metadata(), (err, page) => resolve(err ? `error: ${err.message}` : (page?.items.length ?? 0)));
       }));
       const exit = demo.stop();
       const code = await exit;
@@ -221,7 +227,7 @@ describe('graceful shutdown of the demo', () => {
       const unexpected = outcomes.filter((o) => o !== 200 && o !== 503 && o !== 'ECONNREFUSED');
       expect(unexpected).toEqual([]);
       expect(outcomes.filter((o) => o === 200).length).toBeGreaterThan(0);
-      for (const result of await Promise.all(streams)) {
+      for (const result of await Promise.all(calls)) {
         expect(result === 5 || (typeof result === 'string' && /UNAVAILABLE|No connection established|ECONNREFUSED/i.test(result))).toBe(true);
       }
       expect(code).toBe(0);

@@ -2,15 +2,18 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 
+type Callback<T> = (err: grpc.ServiceError | null, res?: T) => void;
+
 export type CatalogClient = grpc.Client & {
-  GetBook(req: { id: string }, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Record<string, unknown>) => void): void;
-  ListBooks(req: { genre: string }, md?: grpc.Metadata): grpc.ClientReadableStream<{ id: string; title: string }>;
-  PlaceOrder(req: { lines: Array<{ book_id: string; quantity: number }> }, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Record<string, unknown>) => void): void;
+  GetBook(req: { id: string }, md: grpc.Metadata, cb: Callback<Record<string, unknown>>): grpc.ClientUnaryCall;
+  ListBooks(req: { genre?: string; author?: string; limit?: number; offset?: number }, md: grpc.Metadata, cb: Callback<{ items: Array<Record<string, unknown>> }>): grpc.ClientUnaryCall;
+  PlaceOrder(req: { lines: Array<{ bookId: string; quantity: number }> }, md: grpc.Metadata, cb: Callback<Record<string, unknown>>): grpc.ClientUnaryCall;
+  MyOrders(req: Record<string, never>, md: grpc.Metadata, cb: Callback<{ items: Array<Record<string, unknown>> }>): grpc.ClientUnaryCall;
 };
 
-/** A real grpc-js client for the demo's own proto. */
+/** A real grpc-js client for the proto generated from the demo's operations (enums by name, int64 as numbers). */
 export function catalogClient(target: string): CatalogClient {
-  const definition = protoLoader.loadSync(join(__dirname, '..', 'proto', 'bookstore.proto'), { keepCase: true, defaults: true });
+  const definition = protoLoader.loadSync(join(__dirname, '..', 'proto', 'bookstore.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
   const pkg = grpc.loadPackageDefinition(definition) as unknown as { bookstore: { Catalog: new (t: string, c: grpc.ChannelCredentials) => CatalogClient } };
   return new pkg.bookstore.Catalog(target, grpc.credentials.createInsecure());
 }

@@ -5,8 +5,9 @@ import { ORDER_LIMITS } from '../src/domain/rules.js';
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 import { catalogClient, metadata, unary, type CatalogClient } from './grpc-client.js';
 
-// The order rules (who may order, how many lines, how much stock) are one function in the domain,
-// so REST, GraphQL and gRPC agree by construction. Each rule is checked here on all three, through
+// Placing an order is one operation (src/operations.ts) with one middleware list, and the order
+// rules (how many lines, how much stock) are one function in the domain, so REST, GraphQL and gRPC
+// agree by construction. Each rule is checked here on all three, through
 // a real HTTP request, a real GraphQL POST and a real grpc-js client against the demo process.
 jest.setTimeout(60_000);
 
@@ -56,7 +57,7 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
     const res = await fetch(demo.endpoints.graphql, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify({ query: 'mutation($lines: [OrderLineInput!]!) { placeOrder(lines: $lines) { id totalCents } }', variables: { lines } }),
+      body: JSON.stringify({ query: 'mutation($input: PlaceOrderInput!) { placeOrder(input: $input) { id totalCents } }', variables: { input: { lines } } }),
     });
     const body = (await res.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: { status?: number } }> };
     const error = body.errors?.[0];
@@ -66,7 +67,7 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
 
   async function grpcOrder(lines: Line[], token: string | undefined): Promise<Outcome & { code?: number }> {
     try {
-      await unary((cb) => client.PlaceOrder({ lines: lines.map((l) => ({ book_id: l.bookId, quantity: l.quantity })) }, metadata(token), cb));
+      await unary((cb) => client.PlaceOrder({ lines }, metadata(token), cb));
       return { status: 200, message: '' };
     } catch (err) {
       const error = err as grpc.ServiceError;

@@ -1,0 +1,14 @@
+import type { App } from '@fw/app';
+import { readConfig } from './config.js';
+import { InMemoryRepository, SEED } from './domain/repository.js';
+import { buildDemoApp } from './server.js';
+import { Store } from './domain/store.js';
+
+/**
+ * The demo application, built without listening, with the default settings: `fw emit dist/app.js`
+ * (the `emit` script) writes the schemas it serves — schemas/schema.graphql, schemas/openapi.json
+ * and proto/bookstore.proto — from it.
+ */
+export default function demoApp(): App {
+  return buildDemoApp(new Store(new InMemoryRepository(SEED)), readConfig({}));
+}

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// The schemas the demo serves are generated from its operations and committed (schemas/, proto/):
+// regenerated here from the built app into a temporary directory, they must be byte for byte the
+// committed files. When this fails, run `pnpm --filter @fw/demo emit` and commit the result.
+const DEMO = join(__dirname, '..');
+const FW = require.resolve('@fw/app/package.json').replace(/package\.json$/, join('dist', 'bin', 'fw.js'));
+
+function fwEmit(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [FW, 'emit', join(DEMO, 'dist', 'app.js'), ...args], { cwd: DEMO, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
+    });
+  });
+}
+
+describe('the committed schemas', () => {
+  let out: string;
+
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'fw-demo-emit-'));
+  });
+
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true });
+  });
+
+  it('are what fw emit generates from the demo app now', async () => {
+    const run = await fwEmit('--out', out, '--proto-out', join(out, 'proto'));
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect((await readdir(out)).sort()).toEqual(['openapi.json', 'proto', 'schema.graphql']);
+    expect(await readdir(join(out, 'proto'))).toEqual(await readdir(join(DEMO, 'proto')));
+    for (const [generated, committed] of [
+      ['schema.graphql', 'schemas/schema.graphql'],
+      ['openapi.json', 'schemas/openapi.json'],
+      ['proto/bookstore.proto', 'proto/bookstore.proto'],
+    ] as const) {
+      expect([committed, await readFile(join(out, generated), 'utf8')]).toEqual([committed, await readFile(join(DEMO, committed), 'utf8')]);
+    }
+  });
+
+  it('serve the catalogue and the orders from one definition each on GraphQL and gRPC', async () => {
+    const schema = await readFile(join(DEMO, 'schemas', 'schema.graphql'), 'utf8');
+    for (const field of ['getBook(input: GetBookInput!): Book!', 'listBooks(input: ListBooksInput): [Book!]!', 'myOrders: [Order!]!', 'placeOrder(input: PlaceOrderInput!): Order!']) {
+      expect(schema).toContain(field);
+    }
+    const proto = await readFile(join(DEMO, 'proto', 'bookstore.proto'), 'utf8');
+    for (const rpc of ['GetBook(GetBookInput) returns (Book)', 'ListBooks(ListBooksInput) returns (ListBooksOutput)', 'MyOrders(MyOrdersInput) returns (MyOrdersOutput)', 'PlaceOrder(PlaceOrderInput) returns (Order)']) {
+      expect(proto).toContain(`rpc ${rpc};`);
+    }
+  });
+});

@@ -1,0 +1,255 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { z } from 'zod';
+import { authenticate, createApp, defineOperation, HTTPError, rateLimit, requireRole, type App } from '@fw/app';
+
+// One operation set served on REST, GraphQL and gRPC at once, through real sockets: a fetch, a
+// GraphQL POST and a grpc-js client loading the generated .proto. For the same input, the three
+// answer the same result or the same refusal; each case runs the three protocols concurrently.
+
+/** The token is the user id; "admin" has the admin role, anyone else none. */
+const verifier = (token: string) => ({ sub: token, roles: token === 'admin' ? ['admin'] : [] });
+
+const Item = z.object({ id: z.string(), name: z.string(), qty: z.int32(), tags: z.array(z.string()) }).meta({ id: 'Item' });
+type ItemOut = z.output<typeof Item>;
+const items = new Map<string, ItemOut>([['i1', { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'] }]]);
+
+const getItem = defineOperation({
+  name: 'getItem',
+  input: z.object({ id: z.string().min(2) }),
+  output: Item,
+  handler: async ({ id }) => {
+    const item = items.get(id);
+    if (item === undefined) throw new HTTPError(404, `No item ${id}`);
+    // Keys the output does not name are never sent, on any protocol.
+    return { ...item, secret: 'do-not-send' };
+  },
+  rest: { method: 'GET', path: '/items/:id' },
+  graphql: { type: 'query' },
+  grpc: { service: 'shop.Items' },
+});
+
+const addItem = defineOperation({
+  name: 'addItem',
+  input: z.object({ name: z.string().min(1), qty: z.int32().min(1).max(10), tags: z.array(z.string()).default([]) }),
+  output: Item,
+  middleware: [authenticate({ verifier }), requireRole('admin')],
+  handler: async (input, ctx) => {
+    // @ts-expect-error the input has no `owner`: the handler's input is typed from the input schema
+    void input.owner;
+    const qty: number = input.qty;
+    // The id is made from the input alone, so the same request gives the same answer on every protocol.
+    return { id: `${input.name.toLowerCase()}-${qty}-${(ctx.user as { sub: string }).sub}`, name: input.name, qty, tags: input.tags };
+  },
+  rest: { method: 'POST', path: '/items', status: 201 },
+  graphql: { type: 'mutation' },
+  grpc: { service: 'shop.Items' },
+});
+
+// One request per protocol per minute: the bucket is keyed by protocol, so concurrent protocols do not share it.
+const ping = defineOperation({
+  name: 'ping',
+  input: z.object({ word: z.string() }),
+  output: z.object({ echo: z.string() }),
+  middleware: [rateLimit({ windowMs: 60_000, maxRequests: 1, keyGenerator: (ctx) => `ping ${ctx.protocol}` })],
+  handler: async ({ word }) => ({ echo: word }),
+  rest: { method: 'GET', path: '/ping' },
+  graphql: { type: 'query' },
+  grpc: { service: 'shop.Items' },
+});
+
+/** What each protocol answered, in one form: the result, or the HTTP status and message of the refusal. */
+type Outcome = { ok: true; value: unknown } | { ok: false; status: number; message: string; fields?: Array<{ field: string; message: string }> };
+
+const GRPC_TO_HTTP: Record<number, number> = {
+  [grpc.status.INVALID_ARGUMENT]: 400,
+  [grpc.status.UNAUTHENTICATED]: 401,
+  [grpc.status.PERMISSION_DENIED]: 403,
+  [grpc.status.NOT_FOUND]: 404,
+  [grpc.status.RESOURCE_EXHAUSTED]: 429,
+};
+const GRAPHQL_CODES: Record<number, string> = { 400: 'BAD_USER_INPUT', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'TOO_MANY_REQUESTS' };
+
+// google/rpc/status.proto and error_details.proto, as much as a client needs to read BadRequest. The
+// Decoder service is never called: proto-loader gives each message of a method a decoder.
+const RICH_STATUS_PROTO = `
+syntax = "proto3";
+package google.rpc;
+message Any { string type_url = 1; bytes value = 2; }
+message Status { int32 code = 1; string message = 2; repeated Any details = 3; }
+message BadRequest {
+  message FieldViolation { string field = 1; string description = 2; }
+  repeated FieldViolation field_violations = 1;
+}
+service Decoder { rpc Read(Status) returns (BadRequest); }
+`;
+
+interface Decoders {
+  status(bytes: Buffer): { code: number; details: Array<{ type_url: string; value: Buffer }> };
+  badRequest(bytes: Buffer): { field_violations: Array<{ field: string; description: string }> };
+}
+
+/** The field violations of `grpc-status-details-bin` (google.rpc.Status with google.rpc.BadRequest). */
+function violations(decode: Decoders, err: grpc.ServiceError): Array<{ field: string; message: string }> | undefined {
+  const bytes = err.metadata.get('grpc-status-details-bin')[0];
+  if (!(bytes instanceof Buffer)) return undefined;
+  const status = decode.status(bytes);
+  expect(status.code).toBe(err.code);
+  const detail = status.details.find((d) => d.type_url === 'type.googleapis.com/google.rpc.BadRequest');
+  if (detail === undefined) return undefined;
+  return decode.badRequest(detail.value).field_violations.map((v) => ({ field: v.field, message: v.description }));
+}
+
+/** Strips the protocol's prefix from a field name: `body.qty`, `input.qty` and `qty` are one field. */
+const unprefixed = (fields: Array<{ field: string; message: string }> | undefined) => fields?.map((f) => ({ field: f.field.replace(/^(?:params|query|body|input)\./, ''), message: f.message }));
+
+type Unary = (request: unknown, metadata: grpc.Metadata, callback: (err: grpc.ServiceError | null, reply?: unknown) => void) => void;
+
+describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', () => {
+  let app: App;
+  let base: string;
+  let client: grpc.Client & Record<string, Unary>;
+  let protoDir: string;
+  let decode: Decoders;
+
+  beforeAll(async () => {
+    app = createApp({
+      onLog: () => undefined,
+      protocols: { graphql: {}, grpc: { port: 0, host: '127.0.0.1', middleware: 'global' } },
+    });
+    app.use(authenticate({ verifier, optional: true }));
+    app.operation(getItem).operation(addItem).operation(ping);
+    // The client loads the generated .proto from a file, as a client in another program does.
+    protoDir = await mkdtemp(join(tmpdir(), 'fw-ops-'));
+    for (const { file, text } of app.getProtocolManager()!.grpc!.generateProtos()) await writeFile(join(protoDir, file), text);
+    await writeFile(join(protoDir, 'rich-status.proto'), RICH_STATUS_PROTO);
+    const rich = (protoLoader.loadSync(join(protoDir, 'rich-status.proto'), { keepCase: true, defaults: true })['google.rpc.Decoder'] as protoLoader.ServiceDefinition).Read!;
+    decode = { status: (b) => rich.requestDeserialize(b) as never, badRequest: (b) => rich.responseDeserialize(b) as never };
+    const info = await app.listen(0, '127.0.0.1');
+    base = info.url;
+    const definition = protoLoader.loadSync(join(protoDir, 'shop.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
+    const pkg = grpc.loadPackageDefinition(definition) as unknown as { shop: { Items: grpc.ServiceClientConstructor } };
+    client = new pkg.shop.Items(app.getProtocolManager()!.getGrpcAddress()!.target, grpc.credentials.createInsecure()) as never;
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await app?.close();
+    if (protoDir) await rm(protoDir, { recursive: true, force: true });
+  });
+
+  const headers = (token?: string): Record<string, string> => (token === undefined ? {} : { authorization: `Bearer ${token}` });
+
+  async function rest(method: 'GET' | 'POST', path: string, body: unknown, token?: string): Promise<Outcome> {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as { message: string; details?: { errors?: Array<{ field: string; message: string }> } };
+    if (res.ok) return { ok: true, value: json };
+    return { ok: false, status: res.status, message: json.message, ...(json.details?.errors ? { fields: json.details.errors.map(({ field, message }) => ({ field, message })) } : {}) };
+  }
+
+  async function graphql(query: string, variables: Record<string, unknown>, token?: string): Promise<Outcome> {
+    const res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers(token) },
+      body: JSON.stringify({ query, variables }),
+    });
+    const json = (await res.json()) as { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions: { code: string; status: number; details?: { errors?: Array<{ field: string; message: string }> } } }> };
+    const error = json.errors?.[0];
+    if (error === undefined) return { ok: true, value: Object.values(json.data!)[0] };
+    expect(json.errors).toHaveLength(1);
+    expect(error.extensions.code).toBe(GRAPHQL_CODES[error.extensions.status]);
+    const fields = error.extensions.details?.errors;
+    return { ok: false, status: error.extensions.status, message: error.message, ...(fields ? { fields: fields.map(({ field, message }) => ({ field, message })) } : {}) };
+  }
+
+  function rpc(method: string, request: unknown, token?: string): Promise<Outcome> {
+    const metadata = new grpc.Metadata();
+    if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+    return new Promise((resolve) => {
+      client[method]!(request, metadata, (err, reply) => {
+        if (err === null) return resolve({ ok: true, value: reply });
+        const fields = violations(decode, err);
+        resolve({ ok: false, status: GRPC_TO_HTTP[err.code] ?? err.code, message: err.details, ...(fields ? { fields } : {}) });
+      });
+    });
+  }
+
+  /** The three outcomes, with field names unprefixed, for comparison. */
+  async function all(...calls: Array<Promise<Outcome>>): Promise<Outcome[]> {
+    const outcomes = await Promise.all(calls);
+    return outcomes.map((o) => (o.ok || o.fields === undefined ? o : { ...o, fields: unprefixed(o.fields)! }));
+  }
+
+  const getItemQuery = 'query($input: GetItemInput!) { getItem(input: $input) { id name qty tags } }';
+  const addItemMutation = 'mutation($input: AddItemInput!) { addItem(input: $input) { id name qty tags } }';
+
+  it('answers the same result for the same input, with the keys the output does not name dropped', async () => {
+    const outcomes = await all(rest('GET', '/items/i1', undefined), graphql(getItemQuery, { input: { id: 'i1' } }), rpc('GetItem', { id: 'i1' }));
+    const expected = { ok: true, value: { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'] } };
+    expect(outcomes).toEqual([expected, expected, expected]);
+  });
+
+  it('runs the operation middleware and the handler with the verified user on every protocol', async () => {
+    const input = { name: 'Desk', qty: 2, tags: ['office'] };
+    const outcomes = await all(rest('POST', '/items', input, 'admin'), graphql(addItemMutation, { input }, 'admin'), rpc('AddItem', input, 'admin'));
+    const expected = { ok: true, value: { id: 'desk-2-admin', name: 'Desk', qty: 2, tags: ['office'] } };
+    expect(outcomes).toEqual([expected, expected, expected]);
+  });
+
+  it('refuses a call without a token with 401 / UNAUTHENTICATED', async () => {
+    const input = { name: 'Desk', qty: 2 };
+    const outcomes = await all(rest('POST', '/items', input), graphql(addItemMutation, { input }), rpc('AddItem', input));
+    const expected = { ok: false, status: 401, message: 'Authentication required' };
+    expect(outcomes).toEqual([expected, expected, expected]);
+  });
+
+  it('refuses a token without the role with 403 / PERMISSION_DENIED', async () => {
+    const input = { name: 'Desk', qty: 2 };
+    const outcomes = await all(rest('POST', '/items', input, 'reader'), graphql(addItemMutation, { input }, 'reader'), rpc('AddItem', input, 'reader'));
+    const expected = { ok: false, status: 403, message: 'Insufficient permissions' };
+    expect(outcomes).toEqual([expected, expected, expected]);
+  });
+
+  it('refuses invalid input with the same field list: 400 / BAD_USER_INPUT / INVALID_ARGUMENT with BadRequest', async () => {
+    const input = { name: '', qty: 11 };
+    const outcomes = await all(rest('POST', '/items', input, 'admin'), graphql(addItemMutation, { input }, 'admin'), rpc('AddItem', input, 'admin'));
+    expect(outcomes[0]).toEqual({
+      ok: false,
+      status: 400,
+      message: 'Validation failed',
+      fields: [
+        { field: 'name', message: 'Too small: expected string to have >=1 characters' },
+        { field: 'qty', message: 'Too big: expected number to be <=10' },
+      ],
+    });
+    expect(outcomes[1]).toEqual(outcomes[0]);
+    expect(outcomes[2]).toEqual(outcomes[0]);
+  });
+
+  it('names where each invalid field came from on REST (params, body) and the input path on GraphQL and gRPC', async () => {
+    const [viaRest, viaGraphQL, viaGrpc] = await Promise.all([rest('GET', '/items/x', undefined), graphql(getItemQuery, { input: { id: 'x' } }), rpc('GetItem', { id: 'x' })]);
+    const field = (o: Outcome) => (o.ok ? undefined : o.fields?.map((f) => f.field));
+    expect([field(viaRest), field(viaGraphQL), field(viaGrpc)]).toEqual([['params.id'], ['input.id'], ['id']]);
+  });
+
+  it('maps an HTTPError 404 thrown by the handler to 404 / NOT_FOUND with its message', async () => {
+    const outcomes = await all(rest('GET', '/items/nope', undefined), graphql(getItemQuery, { input: { id: 'nope' } }), rpc('GetItem', { id: 'nope' }));
+    const expected = { ok: false, status: 404, message: 'No item nope' };
+    expect(outcomes).toEqual([expected, expected, expected]);
+  });
+
+  it('applies the operation rate limit on every protocol: the second call is 429 / RESOURCE_EXHAUSTED', async () => {
+    const round = () => all(rest('GET', '/ping?word=hi', undefined), graphql('query($input: PingInput!) { ping(input: $input) { echo } }', { input: { word: 'hi' } }), rpc('Ping', { word: 'hi' }));
+    const first = await round();
+    expect(first).toEqual(Array(3).fill({ ok: true, value: { echo: 'hi' } }));
+    const second = await round();
+    expect(second).toEqual(Array(3).fill({ ok: false, status: 429, message: 'Too many requests, please try again later' }));
+  });
+});
