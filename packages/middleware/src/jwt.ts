@@ -1,8 +1,9 @@
-import { createPublicKey, KeyObject, type webcrypto } from 'node:crypto';
+import type { KeyObject, webcrypto } from 'node:crypto';
 import { HTTPError } from '@fw/core';
 import type * as JoseModule from 'jose';
 import type { JWTVerifyGetKey, JWTVerifyOptions, KeyInput } from 'jose';
 import type { JwtClaims, JwtVerifier, JwtVerifierConfig, PublicKeyInput } from './types.js';
+import { nodeCrypto } from './internal/builtins.js';
 
 /** Algorithms a JWKS URL accepts when `algorithms` is not given: every asymmetric JWS algorithm. */
 export const DEFAULT_JWKS_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -153,6 +154,7 @@ function publicKey(input: PublicKeyInput): { key: KeyInput; algorithms: string[]
     if (input.type !== 'public') throw new TypeError('jwtVerifier: publicKey must be a public CryptoKey');
     return { key: input, algorithms: algorithmsOfCryptoKey(input) };
   }
+  const { createPublicKey, KeyObject } = nodeCrypto();
   let keyObject: KeyObject;
   let jwkAlg: string | undefined;
   try {

@@ -1,6 +1,6 @@
-import { performance } from 'node:perf_hooks';
 import { isHTTPError, type Context, type Next, type RequestContext, isHttpContext } from '@fw/core';
 import { escapeLogText } from '@fw/core/plugin';
+import { now } from './internal/builtins.js';
 import { useColors } from './internal/colors.js';
 import type { LoggerConfig, LogTarget } from './types.js';
 
@@ -46,7 +46,7 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
   // Typed on every context because the gRPC package runs the app's middleware on its calls too.
   return async function logger(ctx: RequestContext, next: Next): Promise<void> {
     if (!isHttpContext(ctx)) return next();
-    const start = performance.now();
+    const start = now();
     try {
       await next();
     } catch (err) {
@@ -69,7 +69,7 @@ function requestLine(ctx: Context): string {
 }
 
 function elapsed(start: number): number {
-  return Math.round(performance.now() - start);
+  return Math.round(now() - start);
 }
 
 function paint(status: number, text: string): string {

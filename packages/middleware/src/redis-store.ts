@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from './internal/builtins.js';
 import type { RateLimitHit, RateLimitStore, RedisClientLike, RedisStoreConfig } from './types.js';
 
 /** Key prefix when `prefix` is not given. */
@@ -27,14 +27,17 @@ end
 return 0
 `;
 
-interface Script {
-  source: string;
-  sha: string;
+/** A Lua script and its SHA-1 (what EVALSHA names it by), hashed on first use. */
+class Script {
+  private digest: string | undefined;
+  constructor(readonly source: string) {}
+  get sha(): string {
+    return (this.digest ??= nodeCrypto().createHash('sha1').update(this.source).digest('hex'));
+  }
 }
 
-const script = (source: string): Script => ({ source, sha: createHash('sha1').update(source).digest('hex') });
-const INCREMENT: Script = script(INCREMENT_SCRIPT);
-const DECREMENT: Script = script(DECREMENT_SCRIPT);
+const INCREMENT = new Script(INCREMENT_SCRIPT);
+const DECREMENT = new Script(DECREMENT_SCRIPT);
 
 /** Thrown by the Redis store when Redis fails or does not answer in time (the cause is attached). */
 export class RedisStoreError extends Error {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context, Route } from '@fw/core';
 import { assertGetOrHead, type Plugin, type PluginHost } from '@fw/core/plugin';
 import { DEFAULT_INFO, openapi } from './document.js';
@@ -63,7 +62,7 @@ export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
     if (cached !== undefined && sameRoutes(cached.routes, routes)) return cached;
     const document = openapi(routes, { ...entry.options, onWarning: onWarning(entry.options, host) });
     const json = JSON.stringify(document);
-    const fresh: Built = { routes, document, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+    const fresh: Built = { routes, document, json, etag: etagOf(json) };
     built.set(entry.path, fresh);
     return fresh;
   };
@@ -105,6 +104,11 @@ export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
       return structuredClone(build(entry).document);
     },
   };
+}
+
+/** A strong ETag: the document's SHA-256. `node:crypto` loads on the first build, not with the package. */
+function etagOf(json: string): string {
+  return `"${process.getBuiltinModule('node:crypto').createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 }
 
 function checkPath(what: string, path: unknown): string {

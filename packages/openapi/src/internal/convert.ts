@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { ConvertContext, JSONSchema, OpenAPIOptions, OpenAPIWarning } from '../types.js';
 
 /** What a conversion reports back: the warnings it collected on the way. */
@@ -155,7 +154,7 @@ let valibotConverter: ValibotToJsonSchema | null | undefined;
 function loadValibotConverter(): ValibotToJsonSchema | null {
   if (valibotConverter === undefined) {
     try {
-      const load = createRequire(__filename);
+      const load = process.getBuiltinModule('node:module').createRequire(__filename);
       const name = '@valibot/to-json-schema';
       valibotConverter = (load(name) as { toJsonSchema: ValibotToJsonSchema }).toJsonSchema;
     } catch {
