@@ -355,7 +355,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     if (result.errors === undefined) {
       // Nothing but data: no replacer needed, and no response object to build.
       ctx.setHeader('content-type', mediaType === 'application/json' ? 'application/json; charset=utf-8' : 'application/graphql-response+json; charset=utf-8');
-      ctx.send(JSON.stringify(result), 200);
+      ctx.send(executor.serialize(operationPlan, args, result), 200);
       return;
     }
     send(ctx, resultResponse(result, mediaType, formatError));

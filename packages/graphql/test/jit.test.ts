@@ -154,6 +154,19 @@ describe('compiled execution (graphql-jit)', () => {
     });
   });
 
+  it('writes the compiled result byte for byte as JSON.stringify does: escapes, nulls, aliases, fragments', async () => {
+    const name = 'q"\\ \u0000\u001f \u2028\u2029 \ud800 é 😀 </script>';
+    const query =
+      'query ($name: String, $id: ID!) { a: hello(name: $name) engine ...F user(id: $id) { ... on User { id } name friends(first: 0) { id } } missingUser: user(id: "none") { id } } fragment F on Query { b: hello }';
+    const answers = await repeat({ query, variables: { name, id: '3' } }, 3);
+    expect(engines.at(-1)).toBe('graphql-jit');
+    expectSame(answers, {
+      status: 200,
+      body: { data: { a: `Hello ${name}`, engine: expect.any(String), b: 'Hello world', user: { id: '3', name: 'User 3', friends: [] }, missingUser: { id: 'none' } } },
+    });
+    expect(answers[2]!.text).toBe(JSON.stringify(JSON.parse(answers[2]!.text)));
+  });
+
   it('runs a mutation with an input object in variables', async () => {
     const query = 'mutation ($input: CreateUserInput!) { engine: createUser(input: $input) { id name } }';
     expectSame(await repeat({ query, variables: { input: { name: 'Ada', tags: ['a', 'b'] } } }, 3), {

@@ -1,4 +1,4 @@
-import { withoutSuggestion } from './errors.js';
+import { acceptedMediaType, withoutSuggestion } from './errors.js';
 
 describe('withoutSuggestion', () => {
   it.each([
@@ -16,5 +16,18 @@ describe('withoutSuggestion', () => {
     const quoted = 'Variable "$q" got invalid value " Did you mean \\"x\\"?"; Expected type "Int".';
     expect(withoutSuggestion(quoted)).toBe(quoted);
     expect(withoutSuggestion('Did you mean "x"? is what the user typed?')).toBe('Did you mean "x"? is what the user typed?');
+  });
+});
+
+describe('acceptedMediaType', () => {
+  it('answers each Accept header on its own when headers alternate', () => {
+    expect(acceptedMediaType('application/json')).toBe('application/json');
+    expect(acceptedMediaType('application/json')).toBe('application/json');
+    expect(acceptedMediaType('text/html')).toBeUndefined();
+    expect(acceptedMediaType('text/html')).toBeUndefined();
+    expect(acceptedMediaType('application/graphql-response+json, application/json')).toBe('application/graphql-response+json');
+    expect(acceptedMediaType('application/json; charset=latin1')).toBeUndefined();
+    expect(acceptedMediaType('application/json')).toBe('application/json');
+    expect(acceptedMediaType(undefined)).toBe('application/json');
   });
 });

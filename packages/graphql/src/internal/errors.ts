@@ -99,6 +99,18 @@ export type AcceptedMediaType = 'application/graphql-response+json' | 'applicati
  */
 export function acceptedMediaType(accept: string | undefined): AcceptedMediaType | undefined {
   if (accept === undefined || accept === '') return 'application/json';
+  // Clients send the same Accept header on every request: the last answer is kept.
+  if (accept === lastAccept) return lastMediaType;
+  const mediaType = parseAccept(accept);
+  lastAccept = accept;
+  lastMediaType = mediaType;
+  return mediaType;
+}
+
+let lastAccept: string | undefined;
+let lastMediaType: AcceptedMediaType | undefined;
+
+function parseAccept(accept: string): AcceptedMediaType | undefined {
   for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
     const [type, ...params] = entry.split(';');
     const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';

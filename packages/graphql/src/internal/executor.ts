@@ -46,6 +46,8 @@ export interface OperationPlan {
   runs: number;
   /** The compiled operation; null: not compilable, graphql-js runs it; undefined: not tried yet. */
   compiled: CompiledRun | null | undefined;
+  /** Writes a compiled result without errors as JSON (fast-json-stringify from the operation's selections). */
+  stringify?: (result: ExecutionResult) => string;
 }
 
 /** An operation is compiled on this execution: a document sent once is never compiled. */
@@ -58,6 +60,11 @@ export interface Executor {
    * resolver) and documents graphql-jit does not run like graphql-js always go to `execute`.
    */
   run(plan: OperationPlan | undefined, args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult>;
+  /**
+   * The JSON text of `result`, a result without errors that `run` returned for `plan` and `args`:
+   * written by the compiled operation's serializer when the operation ran compiled, else by `JSON.stringify`.
+   */
+  serialize(plan: OperationPlan, args: ExecutionArgs, result: ExecutionResult): string;
 }
 
 /**
@@ -78,11 +85,12 @@ export function createExecutor(jit?: JitModule): Executor & { setJit(module: Jit
     const name = plan.operation.name?.value;
     let compiled: ReturnType<typeof compileQuery>;
     try {
-      compiled = compile(copy, args.document, name);
+      compiled = compile(copy, args.document, name, { customJSONSerializer: true });
     } catch {
       return null;
     }
     if (!('query' in compiled) || typeof compiled.query !== 'function') return null;
+    if (typeof compiled.stringify === 'function') plan.stringify = compiled.stringify;
     return compiled.query as CompiledRun;
   };
 
@@ -104,6 +112,16 @@ export function createExecutor(jit?: JitModule): Executor & { setJit(module: Jit
       // again by graphql-js for its error messages, which a custom scalar's own message is part of.
       if (!isPromiseLike(result) && !('data' in result)) return execute(args);
       return result;
+    },
+    serialize(plan, args, result) {
+      const stringify = plan.stringify;
+      // Only what the compiled operation produced has the shape its serializer was built for.
+      if (stringify === undefined || !plan.compiled || args.fieldResolver != null || compile === undefined) return JSON.stringify(result);
+      try {
+        return stringify(result);
+      } catch {
+        return JSON.stringify(result);
+      }
     },
   };
 }

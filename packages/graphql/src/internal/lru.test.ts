@@ -46,4 +46,32 @@ describe('LruCache', () => {
     expect(cache.totalSize).toBe(500);
     expect(cache.get(9_999)).toBe(9_999);
   });
+
+  it('keeps the recency order right when the newest entry is read again and again', () => {
+    const cache = new LruCache<string, number>(2, 100);
+    cache.set('a', 1, 1);
+    cache.set('b', 2, 1);
+    expect(cache.get('b')).toBe(2);
+    expect(cache.get('b')).toBe(2);
+    expect(cache.get('a')).toBe(1);
+    cache.set('c', 3, 1);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBe(1);
+    expect(cache.get('a')).toBe(1);
+    cache.set('d', 4, 1);
+    expect(cache.get('c')).toBeUndefined();
+    expect(cache.get('a')).toBe(1);
+  });
+
+  it('forgets the newest entry once evicted or cleared', () => {
+    const cache = new LruCache<string, number>(1, 100);
+    cache.set('a', 1, 1);
+    expect(cache.get('a')).toBe(1);
+    cache.set('b', 2, 1);
+    expect(cache.get('a')).toBeUndefined();
+    cache.clear();
+    expect(cache.get('b')).toBeUndefined();
+    cache.set('b', 3, 1);
+    expect(cache.get('b')).toBe(3);
+  });
 });

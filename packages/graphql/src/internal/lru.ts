@@ -5,6 +5,9 @@
 export class LruCache<K, V> {
   private readonly entries = new Map<K, { value: V; size: number }>();
   private total = 0;
+  /** The most recently used key: a repeated hit on it needs no re-insertion. */
+  private newest: K | undefined;
+  private hasNewest = false;
 
   constructor(
     private readonly maxEntries: number,
@@ -25,6 +28,9 @@ export class LruCache<K, V> {
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
+    if (this.hasNewest && this.newest === key) return entry.value;
+    this.newest = key;
+    this.hasNewest = true;
     // Re-inserting moves the key to the end: the most recently used.
     this.entries.delete(key);
     this.entries.set(key, entry);
@@ -38,14 +44,20 @@ export class LruCache<K, V> {
       this.entries.delete(key);
       this.total -= old.size;
     }
-    if (size > this.maxSize) return;
+    if (size > this.maxSize) {
+      if (this.hasNewest && this.newest === key) this.hasNewest = false;
+      return;
+    }
     this.entries.set(key, { value, size });
     this.total += size;
+    this.newest = key;
+    this.hasNewest = true;
     while (this.entries.size > this.maxEntries || this.total > this.maxSize) {
       const oldest = this.entries.keys().next();
       if (oldest.done === true) break;
       this.total -= this.entries.get(oldest.value)!.size;
       this.entries.delete(oldest.value);
+      if (this.newest === oldest.value) this.hasNewest = false;
     }
   }
 
@@ -53,5 +65,7 @@ export class LruCache<K, V> {
   clear(): void {
     this.entries.clear();
     this.total = 0;
+    this.hasNewest = false;
+    this.newest = undefined;
   }
 }
