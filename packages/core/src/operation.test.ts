@@ -153,6 +153,15 @@ describe('runOperation()', () => {
     expect(ended[1]).toEqual([span, failure]);
   });
 
+  it('with no middleware and no tracing, names the operation and turns a throw of execute into a rejection', async () => {
+    const failure = new Error('thrown');
+    const op = { ...operation('getBook'), execute: () => { throw failure; } } as unknown as Operation;
+    const ctx = context();
+    const pending = runOperation(op, ctx, {});
+    expect(ctx.get(OPERATION_NAME)).toBe('getBook');
+    await expect(pending).rejects.toBe(failure);
+  });
+
   it('keeps the input and result of operations running at once on one context apart', async () => {
     // GraphQL resolves sibling fields concurrently on the request's one context.
     let release: () => void = () => undefined;
@@ -193,6 +202,21 @@ describe('app.operation()', () => {
     expect(op.calls[0]!.origin!('id')).toBe('params');
     expect(op.calls[0]!.origin!('lang')).toBe('query');
     expect(app.getRoutes().map((r) => [r.method, r.path, r.meta?.operation])).toEqual([['GET', '/books/:id', op]]);
+  });
+
+  it('serves a route without params: the JSON body as the input, an empty object for no body', async () => {
+    const app = new Application();
+    const op = operation('addBook', { rest: { method: 'POST', path: '/books' }, answer: (raw) => ({ ...(raw as object) }) });
+    app.operation(op);
+    const res = await app.inject({ method: 'POST', url: '/books', body: { title: 'Dune' } });
+    expect(res.json()).toEqual({ title: 'Dune' });
+    expect(op.calls[0]!.origin!('title')).toBe('body');
+    const empty = await app.inject({ method: 'POST', url: '/books' });
+    expect(empty.statusCode).toBe(200);
+    expect(op.calls[1]!.raw).toEqual({});
+    const list = await app.inject({ method: 'POST', url: '/books', body: [1] });
+    expect(list.json()).toEqual({ 0: 1 });
+    expect(op.calls[2]!.raw).toEqual([1]);
   });
 
   it('refuses what is not an operation, and a second operation of the same name', () => {

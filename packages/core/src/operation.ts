@@ -135,8 +135,20 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
  * middleware or handler threw (an `HTTPError` maps on every protocol by the status table).
  * Middleware that answers without calling `next()` ends the operation with no result: an error.
  */
-export async function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
-  if (ctx.get(OPERATION_NAME) === undefined || ctx.protocol !== 'graphql') ctx.set(OPERATION_NAME, op.name);
+export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
+  try {
+    if (ctx.get(OPERATION_NAME) === undefined || ctx.protocol !== 'graphql') ctx.set(OPERATION_NAME, op.name);
+    // No middleware and no tracing: nothing to wrap the call in.
+    if (op.middleware.length === 0 && ctx.startSpan === undefined) return op.execute(raw, ctx, origin);
+  } catch (err) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+    return Promise.reject(err);
+  }
+  return runWrapped(op, ctx, raw, origin);
+}
+
+/** `runOperation` with its middleware and a child span around the call. */
+async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
   // The input and result live in this call, not on the context: GraphQL resolves sibling fields
   // concurrently on one request context.
@@ -169,16 +181,22 @@ export function operationRoute(op: Operation): RouteDefinition {
   const readsBody = BODY_METHODS.has(rest.method);
   const status = rest.status ?? 200;
   const where = readsBody ? 'body' : 'query';
+  const fromSource: InputOrigin = () => where;
   const handler: AnyMiddleware = async (ctx: Context) => {
     ctx.set(OPERATION_NAME, op.name);
     const params = ctx.params as Record<string, unknown>;
     const source: unknown = readsBody ? await ctx.parseBody() : ctx.query;
     let input: unknown = source;
-    // A body that is not a JSON object (an array, a string) goes to validation as it is, and fails there.
-    if (source === undefined || source === null || (typeof source === 'object' && !Array.isArray(source))) {
-      input = Object.assign(Object.create(null) as Record<string, unknown>, source, params);
+    let origin = fromSource;
+    if (hasKeys(params)) {
+      // A body that is not a JSON object (an array, a string) goes to validation as it is, and fails there.
+      if (source === undefined || source === null || (typeof source === 'object' && !Array.isArray(source))) {
+        input = Object.assign(Object.create(null) as Record<string, unknown>, source, params);
+      }
+      origin = (key) => (Object.prototype.hasOwnProperty.call(params, key) ? 'params' : where);
+    } else if (source === undefined || source === null) {
+      input = Object.create(null) as Record<string, unknown>;
     }
-    const origin: InputOrigin = (key) => (Object.prototype.hasOwnProperty.call(params, key) ? 'params' : where);
     ctx.json(await op.execute(input, ctx, origin), status);
   };
   return {
@@ -188,4 +206,10 @@ export function operationRoute(op: Operation): RouteDefinition {
     handler,
     meta: { operation: op, ...(op.description !== undefined ? { description: op.description } : {}) },
   };
+}
+
+/** Whether `value` has an own enumerable key (route params: most routes have none). */
+function hasKeys(value: Record<string, unknown>): boolean {
+  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return true;
+  return false;
 }

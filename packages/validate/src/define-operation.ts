@@ -2,7 +2,7 @@ import { HTTPError, type InputOrigin, type OperationGraphQL, type OperationGrpc,
 import { OPERATION_BRAND } from '@fw/core/plugin';
 import { hasDatetime, readDates, writeDates } from './internal/dates.js';
 import { checkDefinition, errorPrefix } from './internal/definition.js';
-import { fieldName, namedSchemaRunner, pathKey, type FieldNamer } from './internal/schema-runner.js';
+import { eagerSchemaRunner, fieldName, pathKey, type FieldNamer, type PartResult } from './internal/schema-runner.js';
 import { inputShape, ShapeError, typeShape } from './internal/type-shape.js';
 import type {
   DefinedOperation,
@@ -53,24 +53,39 @@ export function defineOperation<
     if (err instanceof ShapeError) throw new TypeError(errorPrefix(name) + err.message);
     throw err;
   }
-  const validateInput = namedSchemaRunner(checked.input as unknown as Schema);
-  const shapeOutput = namedSchemaRunner(checked.output as unknown as Schema);
+  const validateInput = eagerSchemaRunner(checked.input as unknown as Schema);
+  const shapeOutput = eagerSchemaRunner(checked.output as unknown as Schema);
   const datesIn = hasDatetime(input);
   const datesOut = hasDatetime(output);
 
-  const execute = async (raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<Zod4Output<O>> => {
-    const parsed = await validateInput(datesIn ? readDates(raw, input) : raw, origin === undefined ? plainField : originField(origin));
+  // Sync where the schemas and the handler are: a promise is awaited only where one is returned.
+  const shaped = (result: PartResult): Zod4Output<O> => {
+    if (!result.ok) {
+      const mismatches = result.errors.map((entry) => (entry.field === '' ? entry.message : `${entry.field}: ${entry.message}`));
+      throw new Error(`Operation "${name}" returned a value that does not match its output: ${mismatches.join('; ')}`);
+    }
+    return (datesOut ? writeDates(result.value, output) : result.value);
+  };
+  const finish = (result: unknown): Zod4Output<O> | Promise<Zod4Output<O>> => {
+    const checkedOutput = shapeOutput(result, plainField);
+    return checkedOutput instanceof Promise ? checkedOutput.then(shaped) : shaped(checkedOutput);
+  };
+  const run = (parsed: PartResult, ctx: RequestContext): Zod4Output<O> | Promise<Zod4Output<O>> => {
     if (!parsed.ok) {
       const details: ValidationErrorDetails = { errors: parsed.errors };
       throw new HTTPError(400, 'Validation failed', details);
     }
-    const result = await handler(parsed.value, ctx);
-    const shaped = await shapeOutput(result, plainField);
-    if (!shaped.ok) {
-      const mismatches = shaped.errors.map((entry) => (entry.field === '' ? entry.message : `${entry.field}: ${entry.message}`));
-      throw new Error(`Operation "${name}" returned a value that does not match its output: ${mismatches.join('; ')}`);
+    const result: unknown = handler(parsed.value, ctx);
+    return isThenable(result) ? Promise.resolve(result).then(finish) : finish(result);
+  };
+  const execute = (raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<Zod4Output<O>> => {
+    try {
+      const parsed = validateInput(datesIn ? readDates(raw, input) : raw, origin === undefined ? plainField : originField(origin));
+      return Promise.resolve(parsed instanceof Promise ? parsed.then((p) => run(p, ctx)) : run(parsed, ctx));
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+      return Promise.reject(err);
     }
-    return (datesOut ? writeDates(shaped.value, output) : shaped.value);
   };
 
   const operation = {
@@ -99,4 +114,8 @@ function originField(origin: InputOrigin): FieldNamer {
     const where = origin(pathKey(path[0]!));
     return fieldName(where ?? '', path);
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

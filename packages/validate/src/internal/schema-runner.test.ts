@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldName, isSchema, issueCode, schemaRunner } from './schema-runner.js';
+import { eagerSchemaRunner, fieldName, isSchema, issueCode, runsUserCode, schemaRunner, type FieldNamer } from './schema-runner.js';
 
 describe('fieldName', () => {
   it('names the part itself for an empty or missing path', () => {
@@ -66,5 +66,52 @@ describe('schemaRunner', () => {
     await expect(sync(1)).rejects.toBe(boom);
     const zod = schemaRunner('body', z.string().transform(() => { throw boom; }));
     await expect(zod('x')).rejects.toBe(boom);
+  });
+});
+
+describe('eagerSchemaRunner', () => {
+  const name: FieldNamer = (path) => fieldName('', path);
+
+  it('answers a zod schema without user code synchronously, stripping unknown keys', () => {
+    const run = eagerSchemaRunner(z.object({ name: z.string().min(1).trim() }));
+    expect(run({ name: ' a ', extra: 1 }, name)).toEqual({ ok: true, value: { name: 'a' } });
+    expect(run({ name: '' }, name)).toEqual({ ok: false, errors: [{ field: 'name', message: 'Too small: expected string to have >=1 characters', code: 'too_small' }] });
+  });
+
+  it('runs a schema with a refinement through the async parse, calling the refinement once per value', async () => {
+    const refine = jest.fn(async (v: string) => {
+      await Promise.resolve();
+      return v !== 'taken';
+    });
+    const run = eagerSchemaRunner(z.object({ name: z.string().refine(refine, 'taken') }));
+    const pending = run({ name: 'free' }, name);
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).resolves.toEqual({ ok: true, value: { name: 'free' } });
+    await expect(run({ name: 'taken' }, name)).resolves.toEqual({ ok: false, errors: [{ field: 'name', message: 'taken', code: 'custom' }] });
+    expect(refine).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers a Standard Schema validator as its validate does, sync or async', async () => {
+    const sync = { '~standard': { version: 1 as const, vendor: 't', validate: (value: unknown) => ({ value }) } };
+    expect(eagerSchemaRunner(sync)(1, name)).toEqual({ ok: true, value: 1 });
+    const later = { '~standard': { version: 1 as const, vendor: 't', validate: () => Promise.resolve({ issues: [{ message: 'no', path: ['a'] }] }) } };
+    await expect(eagerSchemaRunner(later)(1, name)).resolves.toEqual({ ok: false, errors: [{ field: 'a', message: 'no', code: 'invalid' }] });
+  });
+});
+
+describe('runsUserCode', () => {
+  it('is false for plain zod types and their built-in checks, recursive ones included', () => {
+    type Node = { name: string; children: Node[] };
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
+    expect(runsUserCode(z.object({ a: z.string().min(1).max(5).trim(), b: z.array(z.number().int()).optional(), c: z.union([z.literal('x'), z.null()]) }))).toBe(false);
+    expect(runsUserCode(node)).toBe(false);
+  });
+
+  it('is true for refinements, transforms, custom and promise types, at any depth', () => {
+    expect(runsUserCode(z.object({ a: z.array(z.string().refine(() => true)) }))).toBe(true);
+    expect(runsUserCode(z.object({ a: z.string().optional() }).superRefine(() => undefined))).toBe(true);
+    expect(runsUserCode(z.object({ a: z.string().transform((s) => s.length) }))).toBe(true);
+    expect(runsUserCode(z.object({ a: z.custom<string>(() => true) }))).toBe(true);
+    expect(runsUserCode({ '~standard': {} })).toBe(true);
   });
 });

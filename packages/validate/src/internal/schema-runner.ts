@@ -61,6 +61,100 @@ export function namedSchemaRunner(schema: Schema): NamedSchemaRunner {
   };
 }
 
+/** A runner that answers synchronously when the schema lets it, else with a promise. */
+export type EagerSchemaRunner = (value: unknown, name: FieldNamer) => PartResult | Promise<PartResult>;
+
+interface ZodSync extends ZodLike {
+  safeParse(data: unknown): ZodLikeResult<unknown>;
+}
+
+/**
+ * Like `namedSchemaRunner`, but answers without a promise when it can: zod through its synchronous
+ * `safeParse` until the schema turns out to have async parts (zod then throws its async error), from
+ * when on it goes through `safeParseAsync` for good — the call that found out is run again there, so
+ * an async refinement runs twice on that one call. Any other Standard Schema validator answers as its
+ * `~standard.validate` does.
+ */
+export function eagerSchemaRunner(schema: Schema): EagerSchemaRunner {
+  const zod = schema as Partial<ZodSync>;
+  if (typeof zod.safeParseAsync === 'function') {
+    const parseAsync = zod.safeParseAsync.bind(zod);
+    const parseSync = typeof zod.safeParse === 'function' ? zod.safeParse.bind(zod) : undefined;
+    // A schema that runs code of the user's (a refinement, a transform) may turn out async; its sync
+    // parse would then throw, dropping the promise that code returned (and a rejection of it would go
+    // unhandled): such schemas go through `safeParseAsync`, as `namedSchemaRunner` does.
+    let isAsync = parseSync === undefined || runsUserCode(schema);
+    return (value, name) => {
+      if (!isAsync) {
+        try {
+          return zodResult(parseSync!(value), name);
+        } catch (err) {
+          if (!isZodAsyncError(err)) throw err;
+          isAsync = true;
+        }
+      }
+      return parseAsync(value).then((result) => zodResult(result, name));
+    };
+  }
+  const props = (schema as StandardSchemaV1)['~standard'];
+  return (value, name) => {
+    const pending = props.validate(value);
+    return pending instanceof Promise ? pending.then((result) => standardResult(result, name)) : standardResult(pending, name);
+  };
+}
+
+/** zod 4 definition types whose parse calls a function of the user's, which may return a promise. */
+const USER_CODE_TYPES = new Set(['transform', 'custom', 'promise', 'function']);
+
+/**
+ * Whether a zod 4 schema calls code of the user's when parsing: a refinement or other custom check,
+ * a transform, `z.custom`, `z.promise`. Walks the definition (each schema once, so recursive schemas
+ * end); anything that is not a zod 4 schema counts as running user code.
+ */
+export function runsUserCode(schema: unknown, seen = new Set<object>()): boolean {
+  if (typeof schema !== 'object' || schema === null || seen.has(schema)) return false;
+  seen.add(schema);
+  const internals = (schema as { _zod?: { def?: unknown } })._zod;
+  const def = internals?.def as ({ type?: unknown; checks?: unknown; getter?: unknown } & Record<string, unknown>) | undefined;
+  if (typeof def !== 'object' || def === null || typeof def.type !== 'string') return true;
+  if (USER_CODE_TYPES.has(def.type)) return true;
+  if (Array.isArray(def.checks)) {
+    for (const check of def.checks as unknown[]) {
+      const kind = (check as { _zod?: { def?: { check?: unknown } } } | null)?._zod?.def?.check;
+      if (kind === 'custom' || typeof kind !== 'string') return true;
+    }
+  }
+  if (def.type === 'lazy' && typeof def.getter === 'function') return runsUserCode((def.getter as () => unknown)(), seen);
+  for (const key of Object.keys(def)) {
+    if (key === 'checks') continue;
+    const value = def[key];
+    if (typeof value !== 'object' || value === null) continue;
+    if ('_zod' in value) {
+      if (runsUserCode(value, seen)) return true;
+    } else if (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+      for (const item of Object.values(value) as unknown[]) {
+        if (typeof item === 'object' && item !== null && '_zod' in item && runsUserCode(item, seen)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+function zodResult(result: ZodLikeResult<unknown>, name: FieldNamer): PartResult {
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, errors: result.error.issues.map((issue) => zodEntry(name, issue)) };
+}
+
+function standardResult(result: StandardSchemaV1.Result<unknown>, name: FieldNamer): PartResult {
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  return { ok: false, errors: result.issues.map((issue) => standardEntry(name, issue)) };
+}
+
+/** zod's error for a promise met during a synchronous parse (`$ZodAsyncError`, zod 4 and `zod/v4`). */
+function isZodAsyncError(err: unknown): boolean {
+  return err instanceof Error && (err.constructor.name === '$ZodAsyncError' || err.message.startsWith('Encountered Promise during synchronous parse'));
+}
+
 function zodEntry(name: FieldNamer, issue: ZodLikeIssue): ValidationErrorEntry {
   return { field: name(issue.path), message: issue.message, code: issue.code };
 }
