@@ -235,7 +235,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   /** The document (from the cache, or prepared now) and operation a request runs, or its refusal. */
   const plan = (ctx: Context, method: string, params: RequestParams): Planned | HandlerResponse | readonly GraphQLError[] => {
     const query = params.query;
-    const { schema, resolverFor } = source.current();
+    const { schema, rootFor } = source.current();
     if (schema !== cachedFor) {
       cache?.clear();
       cachedFor = schema;
@@ -267,11 +267,10 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     const args: OperationArgs<OperationContext> = {
       schema,
       document: prepared.document,
-      rootValue,
+      rootValue: rootFor === undefined ? rootValue : rootFor(ctx, rootValue),
       variableValues: params.variables,
       operationName: params.operationName,
     };
-    if (resolverFor !== undefined) args.fieldResolver = resolverFor(ctx);
     return { args, plan: operationPlan };
   };
 

@@ -415,3 +415,49 @@ describe('graphql-http server audits, on a schema generated from operations', ()
     });
   }
 });
+
+describe('documents with operations, run compiled', () => {
+  /** A root value whose method reads a private field: it answers only with the root value itself as `this`. */
+  class Root {
+    readonly #greeting = 'hi';
+    readonly schemas: unknown[] = [];
+    hello(): string {
+      return this.#greeting;
+    }
+    engine(_args: unknown, _context: unknown, info: { schema: unknown }): string {
+      this.schemas.push(info.schema);
+      return 'ok';
+    }
+  }
+
+  it('are compiled by graphql-jit from their second run on, each request with its own fw context, root value methods called on the root value', async () => {
+    const rootValue = new Root();
+    const served = await start([whoAmI, getBook], { prepare: (app) => app.use(appUser), config: { schema: buildSchema('type Query { hello: String, engine: String }'), rootValue } });
+    try {
+      const query = '{ hello engine whoAmI { user protocol } getBook(input: { id: "1" }) { title } }';
+      for (const user of ['u1', 'u2', 'u3']) {
+        const res = await gql(served.endpoint, { query }, { headers: { 'x-user': user } });
+        expect(res.body).toEqual({ data: { hello: 'hi', engine: 'ok', whoAmI: { user, protocol: 'graphql' }, getBook: { title: 'Dune' } } });
+      }
+      // graphql-jit runs against its own copy of the served schema; graphql-js runs the first request.
+      expect(rootValue.schemas).toHaveLength(3);
+      expect(rootValue.schemas[1]).not.toBe(rootValue.schemas[0]);
+      expect(rootValue.schemas[2]).toBe(rootValue.schemas[1]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('run mutations in order, each operation with the fw context', async () => {
+    const served = await start([whoAmI, addBook], { prepare: (app) => app.use(appUser) });
+    try {
+      const query = 'mutation { a: addBook(input: { title: "A", isbn: null }) { title } b: addBook(input: { title: "B", isbn: null }) { title } }';
+      for (let i = 0; i < 3; i++) {
+        const res = await gql(served.endpoint, { query }, { headers: { 'x-user': 'u' } });
+        expect(res.body).toEqual({ data: { a: { title: 'A' }, b: { title: 'B' } } });
+      }
+    } finally {
+      await served.close();
+    }
+  });
+});

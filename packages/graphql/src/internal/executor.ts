@@ -56,8 +56,9 @@ export const COMPILE_ON_RUN = 2;
 /** Runs operations: compiled by graphql-jit when it is installed and supports them, else graphql-js `execute`. */
 export interface Executor {
   /**
-   * Executes `args` (the plan's document and operation). `args.fieldResolver` (a per-request
-   * resolver) and documents graphql-jit does not run like graphql-js always go to `execute`.
+   * Executes `args` (the plan's document and operation). `args.fieldResolver` (graphql-js's
+   * per-execution resolver, which a compiled operation has no place for) and documents graphql-jit
+   * does not run like graphql-js always go to `execute`.
    */
   run(plan: OperationPlan | undefined, args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult>;
   /**

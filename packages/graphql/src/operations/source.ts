@@ -11,11 +11,11 @@ export type FieldResolver = GraphQLFieldResolver<unknown, unknown, Record<string
 export interface ServedSchema {
   readonly schema: GraphQLSchema;
   /**
-   * The field resolver of one request (graphql's `fieldResolver`): it runs operation fields with
-   * that request's fw context and resolves every other field as graphql would. Undefined when no
-   * operation is served.
+   * The root value of one request: `rootValue` (the configured one) carrying that request's fw
+   * context, which the operation fields read. Undefined when no operation is served (the root
+   * value is then the configured one).
    */
-  readonly resolverFor: ((ctx: RequestContext) => FieldResolver) | undefined;
+  readonly rootFor: ((ctx: RequestContext, rootValue: unknown) => unknown) | undefined;
 }
 
 /** Where the endpoint gets its schema, asked once per request. */
@@ -26,7 +26,7 @@ export interface SchemaSource {
 
 /** A source that is one schema and never changes (`createGraphQLHandler`, or no operations). */
 export function fixedSource(schema: GraphQLSchema): SchemaSource {
-  const served: ServedSchema = { schema, resolverFor: undefined };
+  const served: ServedSchema = { schema, rootFor: undefined };
   return { current: () => served };
 }
 
@@ -80,7 +80,7 @@ export class OperationSchemas implements SchemaSource {
           'GraphQL is enabled without a schema and no operation names graphql: pass { schema } to the GraphQL configuration, or register an operation with graphql: { type: "query" } (app.operation(op)).',
         );
       }
-      return { schema: this.#user, resolverFor: undefined };
+      return { schema: this.#user, rootFor: undefined };
     }
     const checked = this.#checked;
     const built = checked !== undefined && sameList(ops, checked.ops) ? checked.built : buildOperationSchema(this.#user, ops);
@@ -90,7 +90,7 @@ export class OperationSchemas implements SchemaSource {
         `GraphQL is enabled without a schema and no operation is a query (only mutations: ${ops.map((op) => `"${op.name}"`).join(', ')}): GraphQL needs a query type, so give an operation graphql: { type: "query" } or pass { schema }.`,
       );
     }
-    return { schema: built.schema, resolverFor: resolverFactory(built) };
+    return { schema: built.schema, rootFor: withResolvers(built, this.#user) };
   }
 }
 
@@ -102,20 +102,62 @@ function sameList(a: readonly Operation[], b: readonly Operation[]): boolean {
   return a.length === b.length && a.every((op, i) => op === b[i]);
 }
 
+/** The fw context of a request's root value (`requestRoot`). */
+const CONTEXT = Symbol('fw.graphql.context');
+/** The configured root value, which a request's root value inherits from. */
+const USER_ROOT = Symbol('fw.graphql.rootValue');
+
+interface RequestRoot {
+  readonly [CONTEXT]: RequestContext;
+  readonly [USER_ROOT]: unknown;
+}
+
 /**
- * The per-request resolver of a schema serving operations. The fw context reaches operation fields
- * through graphql's per-execution `fieldResolver` (a closure over the request's context), so the
- * resolvers' `contextValue` stays whatever the user's `context` gives, and `rootValue` stays theirs.
+ * The root value of one request: an object inheriting the configured root value's properties
+ * (when it is an object or a function), with the request's fw context and the configured root
+ * value under symbols (neither enumerable by name nor serialized).
  */
-function resolverFactory({ schema, queries, mutations }: OperationSchema): (ctx: RequestContext) => FieldResolver {
-  const queryType: GraphQLObjectType | null | undefined = schema.getQueryType();
-  const mutationType: GraphQLObjectType | null | undefined = schema.getMutationType();
-  return (ctx) => (source, args, contextValue, info) => {
-    const parent = info.parentType;
-    const op = parent === queryType ? queries.get(info.fieldName) : parent === mutationType ? mutations.get(info.fieldName) : undefined;
-    if (op === undefined) return defaultFieldResolver(source, args, contextValue, info);
-    return resolveOperation(op, ctx, args.input ?? {});
-  };
+function requestRoot(ctx: RequestContext, rootValue: unknown): unknown {
+  const root = Object.create(rootValue !== null && (typeof rootValue === 'object' || typeof rootValue === 'function') ? rootValue : null) as Record<symbol, unknown>;
+  root[CONTEXT] = ctx;
+  root[USER_ROOT] = rootValue;
+  return root;
+}
+
+function isRequestRoot(source: unknown): source is RequestRoot {
+  return source !== null && typeof source === 'object' && Object.prototype.hasOwnProperty.call(source, CONTEXT);
+}
+
+/**
+ * Gives the root fields of a schema serving operations their resolvers, once per built schema:
+ * an operation field runs its operation with the fw context of the request's root value
+ * (`requestRoot`); the user's own root fields get the configured root value as their source, as
+ * when no operation is served (a root value's methods keep it as `this`). No per-request field
+ * resolver: the resolvers' `contextValue` stays whatever the user's `context` gives, and documents
+ * stay compilable by graphql-jit, which passes the root value to root fields as graphql-js does.
+ */
+function withResolvers({ schema, queries, mutations }: OperationSchema, user: GraphQLSchema | undefined): (ctx: RequestContext, rootValue: unknown) => unknown {
+  const roots: Array<[GraphQLObjectType | null | undefined, ReadonlyMap<string, Operation>, GraphQLObjectType | null | undefined]> = [
+    [schema.getQueryType(), queries, user?.getQueryType()],
+    [schema.getMutationType(), mutations, user?.getMutationType()],
+  ];
+  for (const [type, operations, own] of roots) {
+    // The user's type itself is never changed (graphql's extendSchema makes new root types).
+    if (type == null || type === own) continue;
+    for (const field of Object.values(type.getFields())) {
+      const op = operations.get(field.name);
+      if (op !== undefined) {
+        field.resolve = (source, args: Record<string, unknown>) => {
+          if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
+          return resolveOperation(op, source[CONTEXT], args.input ?? {});
+        };
+      } else {
+        const resolve: FieldResolver = field.resolve ?? defaultFieldResolver;
+        field.resolve = (source, args: Record<string, unknown>, contextValue, info) => resolve(isRequestRoot(source) ? source[USER_ROOT] : source, args, contextValue, info);
+      }
+    }
+  }
+  return requestRoot;
 }
 
 function resolveOperation(op: Operation, ctx: RequestContext, raw: unknown): Promise<unknown> {
