@@ -90,11 +90,17 @@ describe.each(packages)('packages/%s', (dir) => {
     expect([...missing]).toEqual([]);
   });
 
-  it('has the publish shape: one entry, an exports map with types first, dist only, a README', () => {
+  it('has the publish shape: one entry, an exports map with types first, dist only (and bin/ for commands), a README', () => {
     expect(existsSync(join(pkgDir, 'src', 'index.ts'))).toBe(true);
     expect(existsSync(join(pkgDir, 'README.md'))).toBe(true);
     expect(pkg.name).toBe(`@fw/${dir}`);
-    expect(pkg.files).toEqual(['dist']);
+    // A command's launcher is a committed file in bin/ (linked at install, before any build).
+    const bins = Object.values((pkg as { bin?: Record<string, string> }).bin ?? {});
+    expect(pkg.files).toEqual(bins.length > 0 ? ['dist', 'bin'] : ['dist']);
+    for (const target of bins) {
+      expect(target).toMatch(/^\.\/bin\/[^/]+$/);
+      expect(existsSync(join(pkgDir, target))).toBe(true);
+    }
     expect(pkg.sideEffects).toBe(false);
     const entry = pkg.exports?.['.'];
     expect(entry).toBeDefined();
