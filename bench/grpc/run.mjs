@@ -5,16 +5,15 @@
 // with a warm-up before each run, as the HTTP suites are. The report is the HTTP suites' (calls
 // instead of requests, the client instead of wrk).
 //   node grpc/run.mjs [--rounds 3] [--duration 3] [--concurrency 50] [--json out.json]
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { applyOnly, parseCli, positiveNumber } from '../lib/cli.mjs';
 import { cpuPressureUs, cpuSeconds, hasProc, memoryKiB } from '../lib/proc.mjs';
 import { startServer } from '../lib/server-process.mjs';
+import { startGrpcLoadClient } from './client.mjs';
 import { median, rotate } from '../lib/stats.mjs';
-import { pinned, pinning } from '../lib/tools.mjs';
+import { pinning } from '../lib/tools.mjs';
 import { printReport } from '../http/report.mjs';
 
 const servers = [
@@ -159,24 +158,6 @@ async function main() {
   console.log(`\nSuite grpc: ${Math.round((Date.now() - t0) / 1000)} s.`);
 }
 
-/** Starts grpc/load.mjs pinned to the client core; send() writes one command and awaits its answer. */
 function startClient() {
-  const [cmd, args] = pinned(pin, 'client', process.execPath, [fileURLToPath(new URL('./load.mjs', import.meta.url))]);
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
-  const waiting = [];
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(JSON.parse(line)));
-  child.once('exit', (code) => {
-    for (const w of waiting.splice(0)) w({ error: `load generator exited with code ${code}` });
-  });
-  return {
-    send(msg) {
-      return new Promise((resolve) => {
-        waiting.push(resolve);
-        child.stdin.write(`${JSON.stringify(msg)}\n`);
-      });
-    },
-    stop() {
-      if (child.exitCode === null) child.stdin.end();
-    },
-  };
+  return startGrpcLoadClient(pin);
 }

@@ -7,17 +7,16 @@
 // with a warm-up before each run; the ratios operation / hand-written are taken per round, then
 // their median. CPU time per request (from /proc) is reported beside throughput.
 //   node operations/run.mjs [--smoke] [--rounds 3] [--duration 3] [--json out.json]
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { applyOnly, parseCli, positiveNumber } from '../lib/cli.mjs';
 import { cpuPressureUs, cpuSeconds, hasProc } from '../lib/proc.mjs';
 import { startServer } from '../lib/server-process.mjs';
+import { startGrpcLoadClient } from '../grpc/client.mjs';
 import { fixed, int, markdownTable, max, median, min, rotate } from '../lib/stats.mjs';
-import { ensureWrk, pinned, pinning } from '../lib/tools.mjs';
+import { ensureWrk, pinning } from '../lib/tools.mjs';
 import { cleanupWrk, runWrk } from '../lib/wrk.mjs';
 
 const variants = [
@@ -191,24 +190,6 @@ function freePort() {
   });
 }
 
-/** grpc/load.mjs pinned to the client core (the gRPC suite's load generator: bench.Greeter/SayHello). */
 function startGrpcClient() {
-  const [cmd, args] = pinned(pin, 'client', process.execPath, [fileURLToPath(new URL('../grpc/load.mjs', import.meta.url))]);
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
-  const waiting = [];
-  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(JSON.parse(line)));
-  child.once('exit', (code) => {
-    for (const w of waiting.splice(0)) w({ error: `load generator exited with code ${code}` });
-  });
-  return {
-    send(msg) {
-      return new Promise((resolve) => {
-        waiting.push(resolve);
-        child.stdin.write(`${JSON.stringify(msg)}\n`);
-      });
-    },
-    stop() {
-      if (child.exitCode === null) child.stdin.end();
-    },
-  };
+  return startGrpcLoadClient(pin);
 }
