@@ -4,7 +4,8 @@
 // Alternates the two in rounds and reports the median µs per call and the ratio per round.
 //   node operations/micro.mjs [--calls 20000] [--rounds 7]
 import { parseArgs } from 'node:util';
-import { createApp, createHandler, defineOperation, HTTPError } from '@fw/app';
+import { createApp, HTTPError } from '@fw/app';
+import { createHandler, defineOperation } from '@fw/app/validate';
 import { ContextVariables, runOperation } from '@fw/core/plugin';
 import { z } from 'zod';
 

@@ -4,7 +4,8 @@
 // on a .proto written by hand). Both run the same logic — validate the input with the same zod
 // schema, build the reply — and put the same bytes on the wire: the hand-written schema and proto
 // are the ones generated from the operation. HTTP on a free port, gRPC on GRPC_PORT.
-import { createApp, createHandler, defineOperation, HTTPError } from '@fw/app';
+import { createApp, HTTPError } from '@fw/app';
+import { createHandler, defineOperation } from '@fw/app/validate';
 import { buildSchema } from 'graphql';
 import { z } from 'zod';
 import { announce } from '../http/servers/ready.mjs';

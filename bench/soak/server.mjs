@@ -3,7 +3,8 @@
 // IPC channel, over which it answers `stats` (optionally after a forced GC). Loopback only.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildSchema } from 'graphql';
-import { createApp, HTTPError, MemoryStore, rateLimit } from '@fw/app';
+import { createApp, HTTPError } from '@fw/app';
+import { MemoryStore, rateLimit } from '@fw/app/middleware';
 
 /** Bounds the soak checks: the store and the document cache must never grow past them. */
 export const STORE_MAX_KEYS = 5_000;

@@ -1,4 +1,5 @@
-import { authenticate, jwtVerifier, withMeta, type JwtClaims, type Middleware, type RequestContext } from '@fw/app';
+import { withMeta, type JwtClaims, type Middleware, type RequestContext } from '@fw/app';
+import { authenticate, jwtVerifier } from '@fw/app/middleware';
 import { SignJWT } from 'jose';
 import { JWT_AUDIENCE, JWT_ISSUER } from './config.js';
 import type { User } from './domain/types.js';

@@ -1,4 +1,7 @@
-import { defineOperation, describeRoute, requireRole, type Middleware, type RequestContext } from '@fw/app';
+import { type Middleware, type RequestContext } from '@fw/app';
+import { requireRole } from '@fw/app/middleware';
+import { defineOperation } from '@fw/app/validate';
+import { describeRoute } from '@fw/app/openapi';
 import { z } from 'zod';
 import { CUSTOMER_ROLE, ORDER_LIMITS } from './domain/rules.js';
 import type { Store } from './domain/store.js';

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { authenticate, cors, createApp, logger, openapiPlugin, rateLimit, type App, type Middleware } from '@fw/app';
+import { createApp, type App, type Middleware } from '@fw/app';
+import { authenticate, cors, logger, rateLimit } from '@fw/app/middleware';
+import { openapiPlugin } from '@fw/app/openapi';
 import { errorBody, toHTTPError } from '@fw/app/core';
 import { demoVerifier, mintToken, requireAuth } from './auth.js';
 import type { DemoConfig } from './config.js';

@@ -1,6 +1,7 @@
 // Middleware suite (issue 3), fw: the bare static route, and the same route in a group behind
 // cors() + rateLimit() (default settings but a limit no benchmark reaches: nothing is limited).
-import { cors, createApp, rateLimit } from '@fw/app';
+import { createApp } from '@fw/app';
+import { cors, rateLimit } from '@fw/app/middleware';
 import { announce, HELLO, NO_LIMIT } from './ready.mjs';
 
 const app = createApp();

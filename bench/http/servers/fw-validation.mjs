@@ -1,7 +1,8 @@
 // Validation suite (issue 4), fw: POST /users echoes the parsed JSON body as it is; POST
 // /users/validated validates it with a 10-field zod schema through createHandler() and echoes
 // the validated body.
-import { createApp, createHandler } from '@fw/app';
+import { createApp } from '@fw/app';
+import { createHandler } from '@fw/app/validate';
 import { z } from 'zod';
 import { announce } from './ready.mjs';
 

@@ -1,8 +1,12 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type * as FsPromises from 'node:fs/promises';
 import type { Route } from '@fw/core';
-import { openapi, type OpenAPIDocument } from '@fw/openapi';
+import type { OpenAPIDocument } from '@fw/openapi';
+import { loadOpenAPI } from './internal/optional.js';
 import type { ProtocolManager } from './protocol-manager.js';
+
+/** `node:fs/promises`, taken when `emit` writes: importing it would load it (and its streams) into every app. */
+const fs = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
 
 /** What `emit` needs of an application: `createApp`'s app, or an `Application` of `@fw/core` with the plugins registered. */
 export interface EmitTarget {
@@ -111,7 +115,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     const plugin = app.getPlugin('openapi') as OpenAPIDocumentSource | undefined;
     const path = join(out, 'openapi.json');
     if (plugin !== undefined && typeof plugin.document === 'function') planned.push({ kind: 'openapi', path, text: JSON.stringify(plugin.document(), null, 2) });
-    else if (app.getRoutes().length > 0) planned.push({ kind: 'openapi', path, text: JSON.stringify(openapi(app), null, 2) });
+    else if (app.getRoutes().length > 0) planned.push({ kind: 'openapi', path, text: JSON.stringify(loadOpenAPI().openapi(app), null, 2) });
     else skipped.push({ kind: 'openapi', reason: 'the app has no REST routes and no openapi plugin' });
   }
 
@@ -137,12 +141,12 @@ async function writeText(kind: EmitKind, path: string, text: string): Promise<Em
   const content = text.endsWith('\n') ? text : `${text}\n`;
   let current: string | undefined;
   try {
-    current = await readFile(path, 'utf8');
+    current = await fs().readFile(path, 'utf8');
   } catch {
     current = undefined;
   }
   if (current === content) return { kind, path, changed: false };
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content);
+  await fs().mkdir(dirname(path), { recursive: true });
+  await fs().writeFile(path, content);
   return { kind, path, changed: true };
 }

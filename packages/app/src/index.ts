@@ -1,8 +1,10 @@
 /**
- * @fw/app — `createApp`, `emit`, and the names a user of it writes: routers, errors, the built-in
- * middleware, validation and operations, and the OpenAPI helpers. Every other public name of an
- * fw package comes from that package (`@fw/core`, `@fw/grpc`, ...) or, for apps that install only
- * `@fw/app`, from `@fw/app/<package>` (`@fw/app/core`, `@fw/app/grpc`, ...), which re-exports it whole.
+ * @fw/app — `createApp`, `emit`, the core names every app writes (`Router`, `HTTPError`,
+ * `withMeta`), and the types of everything a user of createApp annotates. Its values load nothing
+ * beyond `@fw/core`: a REST-only app starts as fast as core alone. The middleware, validation,
+ * operations and OpenAPI values come from their package (`@fw/middleware`, ...) or, for apps that
+ * install only `@fw/app`, from `@fw/app/<package>` (`@fw/app/middleware`, `@fw/app/validate`, ...),
+ * which re-exports it whole, as `hono/cors` does for Hono.
  */
 export { createApp } from './create-app.js';
 export type { App, AppOptions, ProtocolManagerConfig, TracingOptions } from './create-app.js';
@@ -12,11 +14,8 @@ export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile } from 
 
 export { HTTPError, Router, withMeta } from '@fw/core';
 export type { Context, Middleware, Next, Operation, RequestContext, Route, RouteMeta, RouterConfig } from '@fw/core';
-export { authenticate, cors, jwtVerifier, logger, MemoryStore, rateLimit, RedisStore, requireRole } from '@fw/middleware';
 export type { AuthenticateConfig, CorsConfig, JwtClaims, JwtVerifierConfig, LoggerConfig, RateLimitConfig } from '@fw/middleware';
-export { createHandler, defineOperation, validate } from '@fw/validate';
 export type { OperationDefinition, ValidationErrorEntry, ValidationSchema } from '@fw/validate';
 export type { GraphQLConfig } from '@fw/graphql';
 export type { GrpcBidiHandler, GrpcClientStreamHandler, GrpcConfig, GrpcServerStreamHandler, GrpcUnaryHandler } from '@fw/grpc';
-export { describeRoute, openapiPlugin } from '@fw/openapi';
 export type { OpenAPIPluginConfig, RouteDescription } from '@fw/openapi';

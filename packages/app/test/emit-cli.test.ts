@@ -23,7 +23,9 @@ function fw(cwd: string, ...args: string[]): Promise<Run> {
 
 // A shop app: two REST routes with schemas, one of them documented through the openapi plugin.
 const SHOP = `
-import { createApp, openapiPlugin, validate } from '@fw/app';
+import { createApp } from '@fw/app';
+import { validate } from '@fw/app/validate';
+import { openapiPlugin } from '@fw/app/openapi';
 import { z } from 'zod';
 
 export function build() {
@@ -37,7 +39,9 @@ export function build() {
 
 // A bookstore serving two operations on REST, GraphQL and gRPC. `{{BOOK}}` is the Book schema's shape.
 const BOOKSTORE = `
-import { createApp, defineOperation, openapiPlugin } from '@fw/app';
+import { createApp } from '@fw/app';
+import { defineOperation } from '@fw/app/validate';
+import { openapiPlugin } from '@fw/app/openapi';
 import { z } from 'zod';
 
 const Author = z.object({ name: z.string() }).meta({ id: 'Author' });

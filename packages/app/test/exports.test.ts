@@ -10,28 +10,23 @@ import * as openapi from '@fw/openapi';
 import * as tracing from '@fw/tracing';
 import * as validate from '@fw/validate';
 
-// What `@fw/app` claims to export: `createApp`, and the names a user of createApp writes (the
-// spec's and the README's samples), each taken from the scoped package that owns it. Everything
-// else is imported from the scoped packages, or from `@fw/app/<package>`.
+// What `@fw/app` claims to export: `createApp`, `emit` and the core names every app writes, as
+// values; the types a user of createApp annotates. Its values load nothing beyond `@fw/core` (a
+// REST-only app starts as fast as core alone: see lazy.test.ts), so the middleware, validation,
+// operations and OpenAPI values come from their package or `@fw/app/<package>`, never the root.
 const VALUES = {
   createApp: 'app',
   emit: 'app',
   Router: 'core',
   HTTPError: 'core',
   withMeta: 'core',
-  cors: 'middleware',
-  logger: 'middleware',
-  rateLimit: 'middleware',
-  authenticate: 'middleware',
-  requireRole: 'middleware',
-  jwtVerifier: 'middleware',
-  MemoryStore: 'middleware',
-  RedisStore: 'middleware',
-  validate: 'validate',
-  createHandler: 'validate',
-  defineOperation: 'validate',
-  describeRoute: 'openapi',
-  openapiPlugin: 'openapi',
+} as const;
+
+/** Values a user finds under `@fw/app/<package>` and not at the root (each loads its package). */
+const SUBPATH_ONLY = {
+  middleware: ['cors', 'logger', 'rateLimit', 'authenticate', 'requireRole', 'jwtVerifier', 'MemoryStore', 'RedisStore'],
+  validate: ['validate', 'createHandler', 'defineOperation'],
+  openapi: ['describeRoute', 'openapiPlugin'],
 } as const;
 
 const TYPES = [
@@ -112,6 +107,16 @@ describe('the @fw/app barrel', () => {
       if (owner === 'app') continue;
       expect([name, (app as Record<string, unknown>)[name]]).toEqual([name, (SCOPED[owner] as Record<string, unknown>)[name]]);
       expect((app as Record<string, unknown>)[name]).toBe((SCOPED[owner] as Record<string, unknown>)[name]);
+    }
+  });
+
+  it('leaves the middleware, validation and OpenAPI values to @fw/app/<package>, where each is its package\'s own', async () => {
+    const subpaths = { middleware: await import('@fw/app/middleware'), validate: await import('@fw/app/validate'), openapi: await import('@fw/app/openapi') };
+    for (const [pkg, names] of Object.entries(SUBPATH_ONLY) as Array<[keyof typeof SUBPATH_ONLY, readonly string[]]>) {
+      for (const name of names) {
+        expect([name, name in app]).toEqual([name, false]);
+        expect((subpaths[pkg] as Record<string, unknown>)[name]).toBe((SCOPED[pkg] as Record<string, unknown>)[name]);
+      }
     }
   });
 

@@ -109,6 +109,21 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
     expect(heavyIn(run)).toEqual([]);
   });
 
+  it('loads no fw package but @fw/app and @fw/core (the middleware, validation and OpenAPI packages wait for their subpath)', async () => {
+    const run = await consume(kind, REST_APP);
+    expect([...packages(run)].filter((name) => name.startsWith('@fw/')).sort()).toEqual(['@fw/app', '@fw/core']);
+  });
+
+  it('loads @fw/middleware when the app imports it from @fw/app/middleware: the same package, one copy', async () => {
+    const run = await consume(kind, `
+      const { cors } = await load('@fw/app/middleware');
+      const scoped = await load('@fw/middleware');
+      return { same: cors === scoped.cors };`);
+    expect(run.out).toEqual({ same: true });
+    expect(packages(run)).toContain('@fw/middleware');
+    expect(fwCommonJs(run)).toEqual([]);
+  });
+
   it('does not load the tracing package when tracing is switched off', async () => {
     const run = await consume(kind, `
       const { createApp } = await load('@fw/app');

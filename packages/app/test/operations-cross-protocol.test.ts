@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { z } from 'zod';
-import { authenticate, createApp, defineOperation, HTTPError, rateLimit, requireRole, type App } from '@fw/app';
+import { createApp, HTTPError, type App } from '@fw/app';
+import { authenticate, rateLimit, requireRole } from '@fw/app/middleware';
+import { defineOperation } from '@fw/app/validate';
 
 // One operation set served on REST, GraphQL and gRPC at once, through real sockets: a fetch, a
 // GraphQL POST and a grpc-js client loading the generated .proto. For the same input, the three

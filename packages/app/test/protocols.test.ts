@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { buildSchema } from 'graphql';
-import { authenticate, createApp, HTTPError, type App, type AppOptions, type GrpcUnaryHandler } from '@fw/app';
+import { createApp, HTTPError, type App, type AppOptions, type GrpcUnaryHandler } from '@fw/app';
+import { authenticate } from '@fw/app/middleware';
 import { getItem, graphqlRequest, itemsClient, SHOP_PROTO } from './support.js';
 
 const schema = buildSchema(`type Query { hello: String, whoami: String }`);

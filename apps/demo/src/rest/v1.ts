@@ -1,4 +1,7 @@
-import { createHandler, describeRoute, requireRole, Router, type Middleware, type RequestContext } from '@fw/app';
+import { Router, type Middleware, type RequestContext } from '@fw/app';
+import { requireRole } from '@fw/app/middleware';
+import { createHandler } from '@fw/app/validate';
+import { describeRoute } from '@fw/app/openapi';
 import { userIdOf } from '../auth.js';
 import type { Store } from '../domain/store.js';
 import { Book, BookRef } from '../schemas.js';

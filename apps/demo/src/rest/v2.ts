@@ -1,4 +1,6 @@
-import { createHandler, describeRoute, Router } from '@fw/app';
+import { Router } from '@fw/app';
+import { createHandler } from '@fw/app/validate';
+import { describeRoute } from '@fw/app/openapi';
 import type { Store } from '../domain/store.js';
 import type { Book } from '../domain/types.js';
 import { BookQuery, BookRef } from '../schemas.js';

@@ -24,7 +24,7 @@ const HINTS: Record<string, string> = {
   port: 'pass the port to app.listen(port, host) instead, e.g. await app.listen(3000)',
   host: 'pass the host to app.listen(port, host) instead, e.g. await app.listen(3000, "0.0.0.0")',
   hostname: 'pass the host to app.listen(port, host) instead, e.g. await app.listen(3000, "0.0.0.0")',
-  cors: 'add the middleware instead: app.use(cors({ origin: [...] })) (cors from @fw/app)',
+  cors: 'add the middleware instead: app.use(cors({ origin: [...] })) (cors from @fw/app/middleware)',
   middleware: 'register middleware with app.use(mw) instead',
   middlewares: 'register middleware with app.use(mw) instead',
   onError: 'set the error handler with app.onError((error, ctx) => ...) instead',

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type * as GraphQLPackage from '@fw/graphql';
 import type * as GrpcPackage from '@fw/grpc';
+import type * as OpenAPIPackage from '@fw/openapi';
 import type * as TracingPackage from '@fw/tracing';
 
 /** `@fw/graphql`'s exports. */
@@ -9,6 +9,8 @@ export type GraphQLModule = typeof GraphQLPackage;
 export type GrpcModule = typeof GrpcPackage;
 /** `@fw/tracing`'s exports. */
 export type TracingModule = typeof TracingPackage;
+/** `@fw/openapi`'s exports. */
+export type OpenAPIModule = typeof OpenAPIPackage;
 
 /** The adapter `createApp` serves on (and the one gRPC needs); equal to `@fw/grpc`'s `GRPC_ADAPTER`. */
 export const NODE_HTTP_ADAPTER = 'node-http';
@@ -17,9 +19,11 @@ export const NODE_HTTP_ADAPTER = 'node-http';
  * A synchronous `require` resolving from this package, so that `createApp` stays synchronous and
  * loads a protocol package only when an option asks for it. On Node ≥ 20.19 every `@fw/*` package
  * lists a `module-sync` export first, so this loads the same ES module file an `import` would: one
- * copy of `@fw/core` (one `HTTPError` class) whichever way the app was loaded.
+ * copy of `@fw/core` (one `HTTPError` class) whichever way the app was loaded. Made on first use:
+ * a REST-only app never needs it.
  */
-const load = ownRequire();
+let ownLoad: NodeJS.Require | undefined;
+const load = (name: string): unknown => (ownLoad ??= ownRequire())(name);
 
 /**
  * The ES module build makes a `require` from its own URL. The CommonJS build (where the bundler
@@ -30,7 +34,7 @@ const load = ownRequire();
  */
 function ownRequire(): NodeJS.Require {
   const url = (import.meta as Partial<ImportMeta>).url;
-  return url === undefined ? require : createRequire(url);
+  return url === undefined ? require : process.getBuiltinModule('node:module').createRequire(url);
 }
 
 /** What an option needs installed: the package whose absence the message names first, then the rest. */
@@ -75,3 +79,6 @@ export const loadGrpc = (): GrpcModule => loadOptional<GrpcModule>(GRPC);
 
 /** `@fw/tracing` (and `@opentelemetry/api`; the SDK is loaded at `listen()`), loaded when tracing is enabled. */
 export const loadTracing = (): TracingModule => loadOptional<TracingModule>(TRACING);
+
+/** `@fw/openapi` (a dependency of this package), loaded when `emit()` builds an OpenAPI document. */
+export const loadOpenAPI = (): OpenAPIModule => load('@fw/openapi') as OpenAPIModule;
