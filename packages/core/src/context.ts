@@ -154,7 +154,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     // Middleware that read the raw stream itself (a webhook signature check) leaves nothing to
     // parse: waiting for an 'end' that already happened would hang the request.
     if (this.req.readableEnded) return this.#body as TBody;
-    const raw = await readBody(this.req, this._settings.bodyLimit);
+    const read = readBody(this.req, this._settings.bodyLimit);
+    const raw = read instanceof Buffer ? read : await read;
     this.#body = parseBody(kind, raw, this._settings.maxKeys, this._settings.maxJsonDepth) as TBody;
     return this.#body;
   }
@@ -184,11 +185,18 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     this.#type('text/plain; charset=utf-8');
   }
 
-  /** Sends a string or Buffer as it is; set the content type yourself. Ignored once sent. */
-  send(data: string | Buffer, status?: number): void {
+  /**
+   * Sends a string or Buffer as it is, with `status` (default: the status set with `status()`,
+   * else 200) and, when given, `type` as its Content-Type (written with the other headers in one
+   * go; a Content-Type the handler set itself is kept). Ignored once sent.
+   * @example
+   * ctx.send(csv, 200, 'text/csv; charset=utf-8');
+   */
+  send(data: string | Buffer, status?: number, type?: string): void {
     if (this.#sent()) return;
     this.#bodyStatus(status);
     this._payload = data;
+    if (type !== undefined) this.#type(type);
   }
 
   /**

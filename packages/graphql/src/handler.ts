@@ -353,8 +353,8 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     if (failure !== undefined) return send(ctx, failure);
     if (result.errors === undefined) {
       // Nothing but data: no replacer needed, and no response object to build.
-      ctx.setHeader('content-type', mediaType === 'application/json' ? 'application/json; charset=utf-8' : 'application/graphql-response+json; charset=utf-8');
-      ctx.send(executor.serialize(operationPlan, args, result), 200);
+      const type = mediaType === 'application/json' ? 'application/json; charset=utf-8' : 'application/graphql-response+json; charset=utf-8';
+      ctx.send(executor.serialize(operationPlan, args, result), 200, type);
       return;
     }
     send(ctx, resultResponse(result, mediaType, formatError));

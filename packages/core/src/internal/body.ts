@@ -27,11 +27,17 @@ export function hasBody(req: IncomingMessage): boolean {
   return length !== undefined && length !== '0';
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Reads the whole body into a Buffer, refusing more than `limit` bytes with 413: at once when
  * Content-Length says so, otherwise as soon as the stream passes the limit (chunked bodies).
+ * A body the HTTP parser has already received whole (`req.complete`: read after middleware that
+ * waited on something, such as a session lookup) is taken from the stream's buffer at once: no
+ * listeners, no flowing mode, no promise to wait on. Read as the request arrives, the body is
+ * parsed after the headers' callback returns, so it is streamed.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> | Buffer {
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     const n = Number(declared);
@@ -41,6 +47,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
     return Promise.reject(new HTTPError(415, `Unsupported Content-Encoding: ${encoding}`));
+  }
+  if (req.complete && !req.readableFlowing && !req.destroyed) {
+    const size = req.readableLength;
+    if (size > limit) return Promise.reject(tooLarge(limit));
+    // read() hands over everything buffered as one Buffer; the stream then ends as usual ('end'
+    // on the next tick), so Node's server sees the body consumed and keeps the connection.
+    return (req.read() as Buffer | null) ?? EMPTY;
   }
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -51,6 +51,13 @@ describe('parseJSON', () => {
     expect(refusal(() => parseJSON('["\\\\", [[1]]]', { maxDepth: 2 })).statusCode).toBe(400);
   });
 
+  it('counts nesting, not brackets: siblings beyond the limit pass, mixed nesting one over fails', () => {
+    expect(parseJSON(`[${Array(100).fill('{}').join(',')}]`, { maxDepth: 2 })).toHaveLength(100);
+    const mixed = (pairs: number, extra: string): string => `${'{"a":['.repeat(pairs)}${extra}${']}'.repeat(pairs)}`;
+    expect(parseJSON(mixed(32, '1'))).toBeDefined();
+    expect(refusal(() => parseJSON(mixed(32, '{}'))).message).toBe('JSON nested deeper than 64 levels');
+  });
+
   it('takes the limit from maxDepth', () => {
     expect(parseJSON(nested(3), { maxDepth: 3 })).toEqual([[[1]]]);
     expect(refusal(() => parseJSON(nested(4), { maxDepth: 3 })).message).toBe('JSON nested deeper than 3 levels');

@@ -22,7 +22,7 @@ export function parseJSON(text: string, options?: ParseJSONOptions): unknown {
   if (!Number.isInteger(maxDepth) || maxDepth < 1) throw new TypeError(`maxDepth must be a positive integer, got ${String(maxDepth)}`);
   // Checked on the text, before JSON.parse builds anything: whoever walks the value afterwards
   // (a validator, a resolver, a recursive merge) would overflow the stack on deep input.
-  if (text.length > maxDepth && depthExceeds(text, maxDepth)) {
+  if (text.length > maxDepth && openersExceed(text, maxDepth) && depthExceeds(text, maxDepth)) {
     throw new HTTPError(400, `JSON nested deeper than ${maxDepth} levels`);
   }
   let value: unknown;
@@ -35,10 +35,27 @@ export function parseJSON(text: string, options?: ParseJSONOptions): unknown {
   // merge into a plain object: refuse such bodies, as Fastify does by default.
   // The raw-text test is only a fast path: a `\u` escape can spell the key (`"\u005f_proto__"`),
   // so escaped text always gets the walk.
-  if ((FORBIDDEN_KEY.test(text) || text.includes('\\u')) && hasForbiddenKey(value)) {
+  if (((mayNameForbiddenKey(text) && FORBIDDEN_KEY.test(text)) || text.includes('\\u')) && hasForbiddenKey(value)) {
     throw new HTTPError(400, 'Request body contains a forbidden key (__proto__ or constructor.prototype)');
   }
   return value;
+}
+
+/**
+ * Whether the text holds more than `max` of `{` and `[` in all (inside strings too): if not, it
+ * cannot nest deeper than `max`, and the character-by-character walk is skipped. `indexOf` scans
+ * natively, so a typical body (a GraphQL request, a form of a few fields) costs a handful of calls.
+ */
+function openersExceed(text: string, max: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++count > max) return true;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++count > max) return true;
+  return false;
+}
+
+/** Whether the text spells `proto` or `constructor` anywhere: a native scan before the regular expression. */
+function mayNameForbiddenKey(text: string): boolean {
+  return text.includes('proto') || text.includes('constructor');
 }
 
 /** Whether `[` and `{` outside strings ever nest deeper than `max`. One pass, no recursion. */
