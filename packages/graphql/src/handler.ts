@@ -400,12 +400,16 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     ctx.send(body!, status);
   };
 
-  const answerErrors = async (ctx: Context, next: Next): Promise<void> => {
+  // Without an async function around it: one promise less per request on the endpoint.
+  const answerErrors = (ctx: Context, next: Next): Promise<void> => {
+    let pending: Promise<void>;
     try {
-      await next();
+      pending = next();
     } catch (err) {
       answerError(ctx, err);
+      return Promise.resolve();
     }
+    return pending.then(undefined, (err: unknown) => answerError(ctx, err));
   };
 
   const { path } = config;
