@@ -139,14 +139,15 @@ function inside(dir: string, file: string): string {
 /** Writes `text` (with one final newline) unless the file already holds exactly that. */
 async function writeText(kind: EmitKind, path: string, text: string): Promise<EmittedFile> {
   const content = text.endsWith('\n') ? text : `${text}\n`;
+  const { mkdir, readFile, writeFile } = fs();
   let current: string | undefined;
   try {
-    current = await fs().readFile(path, 'utf8');
+    current = await readFile(path, 'utf8');
   } catch {
     current = undefined;
   }
   if (current === content) return { kind, path, changed: false };
-  await fs().mkdir(dirname(path), { recursive: true });
-  await fs().writeFile(path, content);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, content);
   return { kind, path, changed: true };
 }
