@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { emit, type EmitTarget } from './emit.js';
@@ -111,11 +112,10 @@ async function loadApp(file: string, spec: string): Promise<LoadedApp> {
   if (!existsSync(file)) throw new CliError(`cannot find the app module ${spec} (no file at ${file})`);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    mod = await importModule(file, spec);
   } catch (err) {
-    const code = (err as { code?: unknown } | null)?.code;
-    const hint = code === 'ERR_UNKNOWN_FILE_EXTENSION' ? ' (a TypeScript module needs a loader: node --import tsx node_modules/.bin/fw emit ...)' : '';
-    throw new CliError(`could not load ${spec}: ${err instanceof Error ? err.message : String(err)}${hint}`);
+    if (err instanceof CliError) throw err;
+    throw new CliError(`could not load ${spec}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const name = mod.default !== undefined ? 'default' : mod.app !== undefined ? 'app' : undefined;
   if (name === undefined) throw new CliError(`${spec} exports no app: export it as the default export or as "app"`);
@@ -128,6 +128,50 @@ async function loadApp(file: string, spec: string): Promise<LoadedApp> {
   }
   if (!isApp(value)) throw new CliError(`the ${name === 'default' ? 'default export' : '"app" export'} of ${spec} is not an fw app (createApp() or new Application())`);
   return value;
+}
+
+const TYPESCRIPT = /\.(?:c|m)?tsx?$/;
+
+/**
+ * Imports the app module. A TypeScript module is loaded with tsx's loader hooks, resolved from the
+ * module's own folder (the project's tsx, a dev dependency there), so `fw emit src/app.ts` works
+ * without `node --import tsx` (which pnpm's shell-script `.bin/fw` cannot take anyway); a loader the
+ * process already has (`--import tsx`) is used as it is.
+ */
+async function importModule(file: string, spec: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(file).href;
+  if (!TYPESCRIPT.test(file)) return (await import(url)) as Record<string, unknown>;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+  }
+  const api = tsxApi(file);
+  if (api === undefined) {
+    throw new CliError(`${spec} is TypeScript: install tsx in the project (npm install -D tsx) and run fw emit again, or emit from a compiled .js module`);
+  }
+  const tsx = (await import(api)) as { tsImport: (specifier: string, parentURL: string) => Promise<Record<string, unknown>> };
+  const mod = await tsx.tsImport(url, url);
+  // A module compiled as CommonJS (no "type": "module" above it) arrives as { default: exports }.
+  const inner = mod.default as { __esModule?: unknown } | null | undefined;
+  return inner !== null && typeof inner === 'object' && inner.__esModule === true ? inner : mod;
+}
+
+/**
+ * The URL of tsx's ES module API (`tsx/esm/api`, import condition) as seen from `file`'s folder, or
+ * undefined when tsx is not installed there. Read from its package.json's exports: a CommonJS
+ * resolver only sees the require condition, and that build cannot start the loader from here.
+ */
+function tsxApi(file: string): string | undefined {
+  let manifest: string;
+  try {
+    manifest = createRequire(file).resolve('tsx/package.json');
+  } catch {
+    return undefined;
+  }
+  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown> }).exports?.['./esm/api'];
+  const target = typeof exported === 'string' ? exported : (exported as { import?: { default?: unknown } } | undefined)?.import?.default;
+  return typeof target === 'string' ? pathToFileURL(join(dirname(manifest), target)).href : undefined;
 }
 
 function isApp(value: unknown): value is LoadedApp {

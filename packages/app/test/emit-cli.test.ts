@@ -12,10 +12,14 @@ interface Run {
   stderr: string;
 }
 
+// A user's shell: without the NODE_PATH pnpm's jest launcher sets, which would find the
+// workspace's packages from any folder.
+const USER_ENV = { ...process.env, NODE_PATH: '' };
+
 /** Runs the built `fw` binary in `cwd`. */
 function fw(cwd: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, timeout: 15_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, env: USER_ENV, timeout: 15_000 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
     });
   });
@@ -159,6 +163,41 @@ describe('fw emit', () => {
       [1, '', 'fw: making the app exported by failing.mjs failed: no config\n'],
     ]);
     expect(await files()).toEqual(['broken.mjs', 'empty.mjs', 'failing.mjs', 'shop.mjs', 'wrong.mjs']);
+  });
+
+  it('loads a TypeScript app module through the project tsx, without a loader flag', async () => {
+    await symlink(join(PACKAGE, 'node_modules', 'tsx'), join(dir, 'node_modules', 'tsx'), 'dir');
+    await writeFile(
+      join(dir, 'app.ts'),
+      "import { createApp } from '@fw/app';\nconst greeting: string = 'pong';\nconst app = createApp();\napp.get('/ping', (ctx) => ctx.text(greeting));\nexport default app;\n",
+    );
+    const run = await fw(dir, 'emit', 'app.ts', '--no-graphql', '--no-proto');
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, 'wrote openapi.json\n', '']);
+    const document = JSON.parse(await readFile(join(dir, 'openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(['/ping']);
+  });
+
+  it('runs as pnpm links it: through a shell script in node_modules/.bin', async () => {
+    await symlink(join(PACKAGE, 'node_modules', 'tsx'), join(dir, 'node_modules', 'tsx'), 'dir');
+    await writeFile(join(dir, 'app.mts'), "import { createApp } from '@fw/app';\nconst app = createApp();\napp.get('/ping', (ctx) => ctx.text('pong'));\nexport const built: typeof app = app;\nexport { app };\n");
+    await mkdir(join(dir, 'node_modules', '.bin'));
+    const script = join(dir, 'node_modules', '.bin', 'fw');
+    await writeFile(script, `#!/bin/sh\nexec "${process.execPath}" "${join(PACKAGE, 'bin', 'fw.mjs')}" "$@"\n`, { mode: 0o755 });
+    const run = await new Promise<Run>((resolve) => {
+      execFile(script, ['emit', 'app.mts', '--no-graphql', '--no-proto'], { cwd: dir, env: USER_ENV, timeout: 15_000 }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
+      });
+    });
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, 'wrote openapi.json\n', '']);
+  });
+
+  it('says to install tsx when a TypeScript module cannot be loaded without it', async () => {
+    await writeFile(join(dir, 'app.ts'), "import { createApp } from '@fw/app';\nexport default createApp() as unknown;\n");
+    const run = await fw(dir, 'emit', 'app.ts');
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      'fw: app.ts is TypeScript: install tsx in the project (npm install -D tsx) and run fw emit again, or emit from a compiled .js module\n',
+    ]);
   });
 
   it('exits 1 when there is nothing to emit', async () => {
