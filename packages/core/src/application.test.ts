@@ -88,6 +88,46 @@ describe('Application-level middleware', () => {
   });
 });
 
+describe('Koa compose semantics in an application', () => {
+  it("resolves each middleware's `await next()` to what the route's handler returned", async () => {
+    const { app } = createApp();
+    const seen: unknown[] = [];
+    app.use(async (_ctx, next) => {
+      seen.push(['global', (await next()) as unknown]);
+    });
+    app.get(
+      '/value',
+      async (_ctx, next) => {
+        seen.push(['route', (await next()) as unknown]);
+        return 'from route middleware';
+      },
+      async (ctx) => {
+        ctx.text('ok');
+        return 'from handler';
+      },
+    );
+    expect((await app.inject('/value')).statusCode).toBe(200);
+    expect(seen).toEqual([
+      ['route', 'from handler'],
+      ['global', 'from route middleware'],
+    ]);
+  });
+
+  it('answers 500 and logs the position when middleware forgot to await next() (outside production)', async () => {
+    const { app, logged } = createApp();
+    app.use(function forgetful(_ctx, next) {
+      void next();
+    });
+    app.get('/slow', async (ctx) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      ctx.text('late');
+    });
+    const res = await app.inject('/slow');
+    expect(res.statusCode).toBe(500);
+    expect(String(logged[0]?.error)).toMatch(/Middleware at position 0 \(forgetful\) settled before the next\(\) it called/);
+  });
+});
+
 describe('Not found', () => {
   it('answers 404 with { error, message, code } for an unmatched path', async () => {
     const { app } = createApp();

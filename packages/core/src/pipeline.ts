@@ -91,7 +91,11 @@ export class Pipeline {
       answerMissing(ctx);
       return RESOLVED;
     }
-    return pending.then(() => answerMissing(ctx));
+    // The route's value goes on to the global middleware's `await next()`, as compose passes it.
+    return pending.then((value) => {
+      answerMissing(ctx);
+      return value;
+    });
   }
 
   /** The claimed path's handler, else the matched route's chain, else the missing answer. */

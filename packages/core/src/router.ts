@@ -336,7 +336,13 @@ function settling(handler: AnyMiddleware): AnyMiddleware {
   };
   return (ctx: Context, next) => {
     const result = run(ctx, next);
-    if (result instanceof Promise) return result.then(() => settle(ctx));
+    // The handler's value goes on to the middleware's `await next()`, as compose passes it.
+    if (result instanceof Promise) {
+      return result.then((value: unknown) => {
+        settle(ctx);
+        return value;
+      });
+    }
     settle(ctx);
     return result;
   };
