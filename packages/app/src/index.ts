@@ -1,10 +1,13 @@
 /**
- * @fw/app — `createApp`, `emit`, the core names every app writes (`Router`, `HTTPError`,
- * `withMeta`), and the types of everything a user of createApp annotates. Its values load nothing
- * beyond `@fw/core`: a REST-only app starts as fast as core alone. The middleware, validation,
- * operations and OpenAPI values come from their package (`@fw/middleware`, ...) or, for apps that
- * install only `@fw/app`, from `@fw/app/<package>` (`@fw/app/middleware`, `@fw/app/validate`, ...),
- * which re-exports it whole, as `hono/cors` does for Hono.
+ * @fw/app — `createApp`, `emit`, and every public name of the fw packages in one import: `@fw/core`
+ * whole (routers, `HTTPError`, `compose`, `withMeta`, ...), and the functions and classes of
+ * `@fw/middleware`, `@fw/validate`, `@fw/openapi`, `@fw/graphql`, `@fw/grpc` and `@fw/tracing`
+ * (`cors`, `authenticate`, `validate`, `defineOperation`, `describeRoute`, `MemoryStore`, ...).
+ * Those packages load the first time one of their names is used, so a REST-only app starts as fast
+ * as `@fw/core` alone. `@fw/app/<package>` (`@fw/app/middleware`, ...) re-exports one package
+ * whole, constants included, with the same objects as the root for the names the root exports.
+ * @example
+ * import { createApp, cors, validate, HTTPError } from '@fw/app';
  */
 export { createApp } from './create-app.js';
 export type { App, AppOptions, ProtocolManagerConfig, TracingOptions } from './create-app.js';
@@ -12,10 +15,19 @@ export type { ProtocolManager } from './protocol-manager.js';
 export { emit } from './emit.js';
 export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile } from './emit.js';
 
-export { HTTPError, Router, withMeta } from '@fw/core';
-export type { Context, Middleware, Next, Operation, RequestContext, Route, RouteMeta, RouterConfig } from '@fw/core';
-export type { AuthenticateConfig, CorsConfig, JwtClaims, JwtVerifierConfig, LoggerConfig, RateLimitConfig } from '@fw/middleware';
-export type { OperationDefinition, ValidationErrorEntry, ValidationSchema } from '@fw/validate';
-export type { GraphQLConfig } from '@fw/graphql';
-export type { GrpcBidiHandler, GrpcClientStreamHandler, GrpcConfig, GrpcServerStreamHandler, GrpcUnaryHandler } from '@fw/grpc';
-export type { OpenAPIPluginConfig, RouteDescription } from '@fw/openapi';
+export * from '@fw/core';
+
+export { authenticate, clientIpKey, cors, jwtVerifier, logger, MemoryStore, rateLimit, RedisStore, RedisStoreError, requireRole, rolesOf } from './root/middleware.js';
+export type * from '@fw/middleware';
+export { createHandler, defineOperation, validate } from './root/validate.js';
+export type * from '@fw/validate';
+export { checkContract, describeRoute, openapi, openapiPlugin } from './root/openapi.js';
+export type * from '@fw/openapi';
+// Both packages name a type `OperationMethod`: the root's is the operations' one (`@fw/app/openapi` has the other).
+export type { OperationMethod } from '@fw/validate';
+export { createGraphQLHandler, graphqlPlugin, validateGraphQLConfig } from './root/graphql.js';
+export type * from '@fw/graphql';
+export { generateProtos, grpcPlugin, GrpcContext, GrpcError, validateGrpcConfig } from './root/grpc.js';
+export type * from '@fw/grpc';
+export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracingPlugin } from './root/tracing.js';
+export type * from '@fw/tracing';

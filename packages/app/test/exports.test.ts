@@ -10,23 +10,21 @@ import * as openapi from '@fw/openapi';
 import * as tracing from '@fw/tracing';
 import * as validate from '@fw/validate';
 
-// What `@fw/app` claims to export: `createApp`, `emit` and the core names every app writes, as
-// values; the types a user of createApp annotates. Its values load nothing beyond `@fw/core` (a
-// REST-only app starts as fast as core alone: see lazy.test.ts), so the middleware, validation,
-// operations and OpenAPI values come from their package or `@fw/app/<package>`, never the root.
-const VALUES = {
-  createApp: 'app',
-  emit: 'app',
-  Router: 'core',
-  HTTPError: 'core',
-  withMeta: 'core',
-} as const;
+// What `@fw/app` exports: `createApp`, `emit`, every value of `@fw/core`, and every function and
+// class of the other packages (theirs, loaded on first use: a REST-only app starts as fast as core
+// alone, see lazy.test.ts). `@fw/app/<package>` re-exports one package whole; for the names the
+// root has, it gives the root's objects, so either import gives the same object.
 
-/** Values a user finds under `@fw/app/<package>` and not at the root (each loads its package). */
-const SUBPATH_ONLY = {
+/** The names the interface spec and the README document, from the package that owns each. */
+const DOCUMENTED = {
+  app: ['createApp', 'emit'],
+  core: ['Router', 'HTTPError', 'compose', 'withMeta', 'Application', 'Context', 'isHTTPError'],
   middleware: ['cors', 'logger', 'rateLimit', 'authenticate', 'requireRole', 'jwtVerifier', 'MemoryStore', 'RedisStore'],
   validate: ['validate', 'createHandler', 'defineOperation'],
-  openapi: ['describeRoute', 'openapiPlugin'],
+  openapi: ['describeRoute', 'openapiPlugin', 'openapi', 'checkContract'],
+  graphql: ['graphqlPlugin'],
+  grpc: ['GrpcError', 'grpcPlugin'],
+  tracing: ['tracingPlugin'],
 } as const;
 
 const TYPES = [
@@ -42,35 +40,6 @@ const TYPES = [
   'EmitResult',
   'EmitTarget',
   'EmittedFile',
-  // @fw/core: what handlers, middleware and routers are annotated with
-  'Context',
-  'Middleware',
-  'Next',
-  'Operation',
-  'RequestContext',
-  'Route',
-  'RouteMeta',
-  'RouterConfig',
-  // the protocol options inside AppOptions, and the gRPC handler forms
-  'GraphQLConfig',
-  'GrpcBidiHandler',
-  'GrpcClientStreamHandler',
-  'GrpcConfig',
-  'GrpcServerStreamHandler',
-  'GrpcUnaryHandler',
-  // the options of the exported factories
-  'AuthenticateConfig',
-  'CorsConfig',
-  'JwtClaims',
-  'JwtVerifierConfig',
-  'LoggerConfig',
-  'RateLimitConfig',
-  'OpenAPIPluginConfig',
-  'RouteDescription',
-  'ValidationErrorEntry',
-  'ValidationSchema',
-  // operations: the definition a user writes, and what defineOperation returns
-  'OperationDefinition',
 ];
 
 const SCOPED = { core, graphql, grpc, middleware, openapi, tracing, validate } as const;
@@ -95,55 +64,109 @@ function declaredExports(file: string): string[] {
   return checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).map((symbol) => symbol.name);
 }
 
+/** The route meta a middleware carries (what `withMeta` set). */
+const metaOf = (middleware: unknown): unknown => (middleware as Record<symbol, unknown>)[core.ROUTE_META];
+
 const sorted = (names: Iterable<string>): string[] => [...names].sort();
 
-describe('the @fw/app barrel', () => {
-  it('exports at run time exactly the values it claims', () => {
-    expect(sorted(Object.keys(app))).toEqual(sorted(Object.keys(VALUES)));
+type Owner = keyof typeof SCOPED;
+const OWNERS = Object.keys(SCOPED) as Owner[];
+const valuesOf = (owner: Owner): Record<string, unknown> => SCOPED[owner];
+/** The names of the root that are `owner`'s: all of core's values, the functions and classes of the others. */
+const rootNamesOf = (owner: Owner): string[] =>
+  Object.keys(valuesOf(owner)).filter((name) => owner === 'core' || typeof valuesOf(owner)[name] === 'function');
+const root = app as Record<string, unknown>;
+const isClass = (value: unknown): boolean => typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
+
+const subpaths: Record<Owner, () => Promise<Record<string, unknown>>> = {
+  core: () => import('@fw/app/core'),
+  graphql: () => import('@fw/app/graphql'),
+  grpc: () => import('@fw/app/grpc'),
+  middleware: () => import('@fw/app/middleware'),
+  openapi: () => import('@fw/app/openapi'),
+  tracing: () => import('@fw/app/tracing'),
+  validate: () => import('@fw/app/validate'),
+};
+
+describe('the @fw/app root', () => {
+  it('exports every name the spec and the README document', () => {
+    const missing = Object.values(DOCUMENTED).flat().filter((name) => !(name in root));
+    expect(missing).toEqual([]);
   });
 
-  it('re-exports each value as the very object of the scoped package that owns it', () => {
-    for (const [name, owner] of Object.entries(VALUES)) {
-      if (owner === 'app') continue;
-      expect([name, (app as Record<string, unknown>)[name]]).toEqual([name, (SCOPED[owner] as Record<string, unknown>)[name]]);
-      expect((app as Record<string, unknown>)[name]).toBe((SCOPED[owner] as Record<string, unknown>)[name]);
+  it('exports exactly createApp, emit, every value of @fw/core and every function and class of the other packages', () => {
+    expect(sorted(Object.keys(app))).toEqual(sorted(['createApp', 'emit', ...OWNERS.flatMap(rootNamesOf)]));
+  });
+
+  it.each(OWNERS)('gives the same object as @fw/app/%s for every name of that package', async (owner) => {
+    const sub = await subpaths[owner]();
+    const documented = (DOCUMENTED[owner] as readonly string[]).filter((name) => name in valuesOf(owner));
+    expect(documented.length).toBeGreaterThan(0);
+    for (const name of rootNamesOf(owner)) {
+      expect([name, sub[name] === root[name]]).toEqual([name, true]);
     }
   });
 
-  it('leaves the middleware, validation and OpenAPI values to @fw/app/<package>, where each is its package\'s own', async () => {
-    const subpaths = { middleware: await import('@fw/app/middleware'), validate: await import('@fw/app/validate'), openapi: await import('@fw/app/openapi') };
-    for (const [pkg, names] of Object.entries(SUBPATH_ONLY) as Array<[keyof typeof SUBPATH_ONLY, readonly string[]]>) {
-      for (const name of names) {
-        expect([name, name in app]).toEqual([name, false]);
-        expect((subpaths[pkg] as Record<string, unknown>)[name]).toBe((SCOPED[pkg] as Record<string, unknown>)[name]);
-      }
+  it("re-exports @fw/core's values as core's very objects", () => {
+    for (const name of rootNamesOf('core')) expect([name, root[name] === valuesOf('core')[name]]).toEqual([name, true]);
+  });
+
+  it.each(OWNERS.filter((owner) => owner !== 'core'))('makes each function and class of @fw/%s the package\'s own: named as exported, a class sharing its prototype', (owner) => {
+    for (const name of rootNamesOf(owner)) {
+      const real = valuesOf(owner)[name] as { name: string; prototype: unknown };
+      const facade = root[name] as { name: string; prototype: unknown };
+      expect([facade.name, isClass(real) ? facade.prototype === real.prototype : typeof facade]).toEqual([isClass(real) ? real.name : name, isClass(real) ? true : 'function']);
     }
   });
 
-  it('declares exactly the claimed values and types in its published types', () => {
-    const declared = declaredExports(dist('app'));
-    expect(sorted(declared)).toEqual(sorted([...Object.keys(VALUES), ...TYPES]));
+  it("constructs, extends and recognises the package's classes through the root's", () => {
+    const store = new app.MemoryStore();
+    expect(store).toBeInstanceOf(middleware.MemoryStore);
+    expect(new middleware.MemoryStore()).toBeInstanceOf(app.MemoryStore);
+    class CountingStore extends app.MemoryStore {
+      readonly kind = 'counting';
+    }
+    const sub = new CountingStore();
+    expect([sub instanceof middleware.MemoryStore, sub instanceof CountingStore, sub.kind]).toEqual([true, true, 'counting']);
+    const error = new app.GrpcError(5, 'gone');
+    expect([error instanceof grpc.GrpcError, error instanceof Error, error.message]).toEqual([true, true, 'gone']);
+    expect(() => (app.MemoryStore as unknown as () => unknown)()).toThrow(TypeError);
+  });
+
+  it("calls through to the package: what a root function returns is the package's answer", async () => {
+    const viaRoot = app.requireRole('admin');
+    const direct = middleware.requireRole('admin');
+    expect(metaOf(viaRoot)).toEqual(metaOf(direct));
+    expect(app.rolesOf({ roles: ['a', 'b'] })).toEqual(['a', 'b']);
+    const pair = app.createHandler({}, (ctx) => ctx.json({ ok: true }));
+    expect(pair).toHaveLength(2);
+    const target = app.createApp();
+    target.get('/ping', (ctx) => ctx.json({ pong: true }));
+    expect(Object.keys(app.openapi(target).paths)).toEqual(['/ping']);
+  });
+
+  it("gives authenticate's configure and route meta as the package's own (it is middleware as it stands)", () => {
+    expect(app.authenticate.configure).toBe(middleware.authenticate.configure);
+    expect(metaOf(app.authenticate)).toBe(metaOf(middleware.authenticate));
+    expect(metaOf(app.authenticate)).toEqual({ auth: true });
+  });
+
+  it('declares every value and type of every package in its published types', () => {
+    const declared = new Set(declaredExports(dist('app')));
+    const expected = [...TYPES, 'createApp', 'emit', ...OWNERS.flatMap((owner) => declaredExports(dist(owner)))];
+    expect(expected.filter((name) => !declared.has(name))).toEqual([]);
   });
 });
 
 describe('the @fw/app/<package> subpaths', () => {
-  const subpaths: Record<keyof typeof SCOPED, () => Promise<Record<string, unknown>>> = {
-    core: () => import('@fw/app/core'),
-    graphql: () => import('@fw/app/graphql'),
-    grpc: () => import('@fw/app/grpc'),
-    middleware: () => import('@fw/app/middleware'),
-    openapi: () => import('@fw/app/openapi'),
-    tracing: () => import('@fw/app/tracing'),
-    validate: () => import('@fw/app/validate'),
-  };
+  const names = OWNERS.map((name) => [name, name] as const);
 
-  const names = (Object.keys(SCOPED) as Array<keyof typeof SCOPED>).map((name) => [name, name] as const);
-
-  it.each(names)('@fw/app/%s is exactly @fw/%s: every value, the same objects', async (name) => {
-    const scoped = SCOPED[name] as Record<string, unknown>;
+  it.each(names)('@fw/app/%s exports every value of @fw/%s: the root\'s objects for the root\'s names, the package\'s own for the rest', async (name) => {
+    const scoped = valuesOf(name);
     const sub = await subpaths[name]();
     expect(sorted(Object.keys(sub))).toEqual(sorted(Object.keys(scoped)));
-    for (const key of Object.keys(scoped)) expect(sub[key]).toBe(scoped[key]);
+    const onRoot = new Set(rootNamesOf(name));
+    for (const key of Object.keys(scoped)) expect([key, sub[key] === (onRoot.has(key) ? root[key] : scoped[key])]).toEqual([key, true]);
   });
 
   it.each(names)('@fw/app/%s declares every name @fw/%s declares, types included', (name) => {

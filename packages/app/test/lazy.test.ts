@@ -109,17 +109,33 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
     expect(heavyIn(run)).toEqual([]);
   });
 
-  it('loads no fw package but @fw/app and @fw/core (the middleware, validation and OpenAPI packages wait for their subpath)', async () => {
+  it('loads no fw package but @fw/app and @fw/core (the other packages wait for one of their names to be used)', async () => {
     const run = await consume(kind, REST_APP);
     expect([...packages(run)].filter((name) => name.startsWith('@fw/')).sort()).toEqual(['@fw/app', '@fw/core']);
   });
 
-  it('loads @fw/middleware when the app imports it from @fw/app/middleware: the same package, one copy', async () => {
+  it('loads a package the first time one of its root names is used, and only that package', async () => {
     const run = await consume(kind, `
-      const { cors } = await load('@fw/app/middleware');
+      const { cors, validate, describeRoute, MemoryStore } = await load('@fw/app');
+      const fw = () => [...new Set(LOADED().map((f) => (new RegExp('/packages/([^/]+)/dist/').exec(f) || [])[1]).filter(Boolean))].sort();
+      const imported = fw();
+      const mw = cors();
+      const afterCors = fw();
+      const store = new MemoryStore();
       const scoped = await load('@fw/middleware');
-      return { same: cors === scoped.cors };`);
-    expect(run.out).toEqual({ same: true });
+      return { imported, afterCors, middleware: typeof mw, isStore: store instanceof scoped.MemoryStore, unused: [typeof validate, typeof describeRoute] };`);
+    expect(run.out).toEqual({ imported: ['app', 'core'], afterCors: ['app', 'core', 'middleware'], middleware: 'function', isStore: true, unused: ['function', 'function'] });
+    expect([...packages(run)].filter((name) => name.startsWith('@fw/')).sort()).toEqual(['@fw/app', '@fw/core', '@fw/middleware']);
+    expect(fwCommonJs(run)).toEqual([]);
+  });
+
+  it('loads @fw/middleware when the app imports @fw/app/middleware: one copy, whose classes and constants the subpath shares', async () => {
+    const run = await consume(kind, `
+      const sub = await load('@fw/app/middleware');
+      const root = await load('@fw/app');
+      const scoped = await load('@fw/middleware');
+      return { sameAsRoot: sub.cors === root.cors && sub.MemoryStore === root.MemoryStore, constants: sub.DEFAULT_CORS_METHODS === scoped.DEFAULT_CORS_METHODS, instance: new sub.MemoryStore() instanceof scoped.MemoryStore };`);
+    expect(run.out).toEqual({ sameAsRoot: true, constants: true, instance: true });
     expect(packages(run)).toContain('@fw/middleware');
     expect(fwCommonJs(run)).toEqual([]);
   });
@@ -295,6 +311,25 @@ describe('an app whose optional packages are not installed', () => {
       graphql: 'protocols.graphql needs the graphql package: npm install graphql @fw/graphql',
       grpc: 'protocols.grpc needs the @grpc/grpc-js package: npm install @grpc/grpc-js @fw/grpc',
       tracing: 'observability.tracing needs the @opentelemetry/api package: npm install @opentelemetry/api @fw/tracing',
+    });
+  });
+
+  it.each(KINDS)('imports every root name, and a function of a missing package names the packages to install when called (%s consumer)', async (kind) => {
+    const dir = project(`root-names-${kind}`);
+    const run = await consume(kind, `
+      const { graphqlPlugin, GrpcError, tracingPlugin, cors } = await load('@fw/app');
+      const attempt = (fn) => { try { fn(); return 'ran'; } catch (error) { return error.message; } };
+      return {
+        graphql: attempt(() => graphqlPlugin({})),
+        grpc: attempt(() => new GrpcError(5, 'gone')),
+        tracing: attempt(() => tracingPlugin({ serviceName: 'x' })),
+        cors: typeof cors(),
+      };`, dir);
+    expect(run.out).toEqual({
+      graphql: 'protocols.graphql needs the graphql package: npm install graphql @fw/graphql',
+      grpc: 'protocols.grpc needs the @grpc/grpc-js package: npm install @grpc/grpc-js @fw/grpc',
+      tracing: 'observability.tracing needs the @opentelemetry/api package: npm install @opentelemetry/api @fw/tracing',
+      cors: 'function',
     });
   });
 

@@ -1,7 +1,9 @@
 import type * as GraphQLPackage from '@fw/graphql';
 import type * as GrpcPackage from '@fw/grpc';
+import type * as MiddlewarePackage from '@fw/middleware';
 import type * as OpenAPIPackage from '@fw/openapi';
 import type * as TracingPackage from '@fw/tracing';
+import type * as ValidatePackage from '@fw/validate';
 
 /** `@fw/graphql`'s exports. */
 export type GraphQLModule = typeof GraphQLPackage;
@@ -11,6 +13,10 @@ export type GrpcModule = typeof GrpcPackage;
 export type TracingModule = typeof TracingPackage;
 /** `@fw/openapi`'s exports. */
 export type OpenAPIModule = typeof OpenAPIPackage;
+/** `@fw/middleware`'s exports. */
+export type MiddlewareModule = typeof MiddlewarePackage;
+/** `@fw/validate`'s exports. */
+export type ValidateModule = typeof ValidatePackage;
 
 /** The adapter `createApp` serves on (and the one gRPC needs); equal to `@fw/grpc`'s `GRPC_ADAPTER`. */
 export const NODE_HTTP_ADAPTER = 'node-http';
@@ -71,14 +77,29 @@ function loadOptional<T>(what: Optional): T {
   }
 }
 
-/** `@fw/graphql`, loaded on the first app that configures `protocols.graphql`. */
-export const loadGraphQL = (): GraphQLModule => loadOptional<GraphQLModule>(GRAPHQL);
+// Each package is kept once loaded: the root entry's functions call through these on every use
+// (`authenticate` as middleware: on every request), and `require` resolves its argument each time.
+let graphqlModule: GraphQLModule | undefined;
+let grpcModule: GrpcModule | undefined;
+let tracingModule: TracingModule | undefined;
+let openapiModule: OpenAPIModule | undefined;
+let middlewareModule: MiddlewareModule | undefined;
+let validateModule: ValidateModule | undefined;
+
+/** `@fw/graphql`, loaded on the first app that configures `protocols.graphql` (or the first call of one of its functions). */
+export const loadGraphQL = (): GraphQLModule => (graphqlModule ??= loadOptional<GraphQLModule>(GRAPHQL));
 
 /** `@fw/grpc` (and `@grpc/grpc-js`), loaded on the first app that configures `protocols.grpc`. */
-export const loadGrpc = (): GrpcModule => loadOptional<GrpcModule>(GRPC);
+export const loadGrpc = (): GrpcModule => (grpcModule ??= loadOptional<GrpcModule>(GRPC));
 
 /** `@fw/tracing` (and `@opentelemetry/api`; the SDK is loaded at `listen()`), loaded when tracing is enabled. */
-export const loadTracing = (): TracingModule => loadOptional<TracingModule>(TRACING);
+export const loadTracing = (): TracingModule => (tracingModule ??= loadOptional<TracingModule>(TRACING));
 
-/** `@fw/openapi` (a dependency of this package), loaded when `emit()` builds an OpenAPI document. */
-export const loadOpenAPI = (): OpenAPIModule => load('@fw/openapi') as OpenAPIModule;
+/** `@fw/openapi` (a dependency of this package), loaded when `emit()` builds an OpenAPI document or one of its functions is called. */
+export const loadOpenAPI = (): OpenAPIModule => (openapiModule ??= load('@fw/openapi') as OpenAPIModule);
+
+/** `@fw/middleware` (a dependency of this package), loaded on the first call of one of its functions. */
+export const loadMiddleware = (): MiddlewareModule => (middlewareModule ??= load('@fw/middleware') as MiddlewareModule);
+
+/** `@fw/validate` (a dependency of this package), loaded on the first call of one of its functions. */
+export const loadValidate = (): ValidateModule => (validateModule ??= load('@fw/validate') as ValidateModule);
