@@ -10,6 +10,7 @@ export { assertGetOrHead, BEARER_TOKEN, bearerToken } from './internal/http-guar
 export { createLogger, defaultLog } from './internal/logging.js';
 export type { LogFunction } from './internal/logging.js';
 export { escapeLogText, formatLogValue } from './internal/log-format.js';
+export { parseDateTime } from './internal/date-time.js';
 export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
 export { parseQuery } from './internal/query.js';

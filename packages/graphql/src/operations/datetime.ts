@@ -1,21 +1,9 @@
+import { parseDateTime } from '@fw/core/plugin';
 import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 
-// RFC 3339's date-time (the ISO 8601 profile JSON APIs use): a date, a time (seconds optional)
-// and an offset; what `Date.prototype.toISOString` writes.
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
-
-/** Whether `value` is an ISO 8601 date-time with an offset (`2024-05-01T10:00:00Z`) naming a real instant. */
+/** Whether `value` is an RFC 3339 date-time (`2024-05-01T10:00:00Z`) naming a real instant: core's one parser decides. */
 export function isIsoDateTime(value: string): boolean {
-  const match = ISO_DATE_TIME.exec(value);
-  if (match === null) return false;
-  const [, year, month, day, hour, minute, second = '0', offsetHour = '0', offsetMinute = '0'] = match;
-  const y = Number(year);
-  const m = Number(month);
-  const d = Number(day);
-  // Date.UTC rolls 31 April over to 1 May: a date that does not come back the same does not exist.
-  const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return false;
-  return Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59 && Number(offsetHour) <= 23 && Number(offsetMinute) <= 59;
+  return parseDateTime(value) !== undefined;
 }
 
 function describe(value: unknown): string {

@@ -1,4 +1,5 @@
 import type { TypeShape } from '@fw/core';
+import { parseDateTime } from '@fw/core/plugin';
 
 /**
  * Dates cross every protocol as ISO 8601 strings: a `datetime` in the input is read from one into a
@@ -31,16 +32,13 @@ export function hasDatetime(shape: TypeShape): boolean {
   return found;
 }
 
-/** RFC 3339 date-time: a date, a time, and `Z` or an offset. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
-
-/** `value` with each ISO date-time string where the shape has a `datetime` read as a `Date`; anything else is left for validation to judge. */
+/**
+ * `value` with each RFC 3339 date-time string where the shape has a `datetime` read as a `Date`
+ * (core's one strict parser: `2024-02-30T00:00:00Z` stays a string, never March 1st); anything
+ * else is left for validation to judge.
+ */
 export function readDates(value: unknown, shape: TypeShape): unknown {
-  return walk(value, shape, (leaf) => {
-    if (typeof leaf !== 'string' || !DATE_TIME.test(leaf)) return leaf;
-    const date = new Date(leaf);
-    return Number.isNaN(date.getTime()) ? leaf : date;
-  });
+  return walk(value, shape, (leaf) => (typeof leaf === 'string' ? (parseDateTime(leaf) ?? leaf) : leaf));
 }
 
 /** `value` with each `Date` where the shape has a `datetime` written as an ISO 8601 string. */
