@@ -1,4 +1,4 @@
-import { parseDateTime } from './date-time';
+import { parseDateTime } from './date-time.js';
 
 describe('parseDateTime', () => {
   it.each([
