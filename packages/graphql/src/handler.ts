@@ -105,7 +105,19 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     ...(config.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
     ...config.validationRules,
   ];
-  const cache = config.documentCache === false ? undefined : new LruCache<string, PreparedDocument>(config.documentCache.maxEntries, config.documentCache.maxSize);
+  const executor = createExecutor();
+  // graphql-jit is optional: until it has loaded, or without it, graphql-js executes everything.
+  import('graphql-jit').then(
+    (module: JitModule) => executor.setJit(module),
+    () => undefined,
+  );
+  // A document leaving the cache takes its compiled operations with it.
+  const cache =
+    config.documentCache === false
+      ? undefined
+      : new LruCache<string, PreparedDocument>(config.documentCache.maxEntries, config.documentCache.maxSize, (prepared) => {
+          for (const operationPlan of prepared.operations.values()) executor.forget(operationPlan);
+        });
   // The schema the cached documents were validated against: a new schema empties the cache.
   let cachedFor: GraphQLSchema | undefined;
   const parseOptions = limits.maxTokens === false ? undefined : { maxTokens: limits.maxTokens };
@@ -158,13 +170,6 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     cache?.set(query, prepared, query.length);
     return prepared;
   };
-
-  const executor = createExecutor();
-  // graphql-jit is optional: until it has loaded, or without it, graphql-js executes everything.
-  import('graphql-jit').then(
-    (module: JitModule) => executor.setJit(module),
-    () => undefined,
-  );
 
   // Reads the parameters itself: the body with core's parser (size limit, one read even if
   // middleware read it first), GET's `variables` and `extensions` with core's JSON rules (the
@@ -238,6 +243,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     const { schema, rootFor } = source.current();
     if (schema !== cachedFor) {
       cache?.clear();
+      executor.clear();
       cachedFor = schema;
     }
     let prepared = cache?.get(query);

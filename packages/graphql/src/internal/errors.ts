@@ -45,8 +45,17 @@ export function withoutSuggestion(message: string): string {
  */
 export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger; suggestions?: boolean }): ErrorFormatter {
   const { maskErrors, onLog, suggestions = true } = options;
+  const unexpected = (error: Readonly<Error>): GraphQLError | Error => {
+    const http = toHTTPError(error);
+    if (http.statusCode >= 500) onLog(`GraphQL error: ${messageOf(error)}`, error);
+    if (http.expose) return error;
+    const status = http.statusCode;
+    return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: protocolStatus(status).graphql, status } });
+  };
   return (error) => {
-    if (!(error instanceof GraphQLError)) return error;
+    // What graphql-js's execution threw itself (it ends with data null), or another internal
+    // failure: masked unless it is an HTTPError that may be shown.
+    if (!(error instanceof GraphQLError)) return unexpected(error);
     // graphql-jit reports a null in a non-null field by message alone; graphql-js throws a plain
     // Error for it, which is masked and logged like any unexpected error.
     const original = error.originalError ?? (error.path !== undefined && error.message.startsWith(NON_NULL) ? new Error(error.message) : undefined);
@@ -56,10 +65,11 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
       let cause: Error | undefined = original;
       while (cause instanceof GraphQLError && cause.originalError !== undefined) cause = cause.originalError;
       if (cause !== undefined && !(cause instanceof GraphQLError) && !toHTTPError(cause).expose) {
-        onLog(`GraphQL scalar error: ${cause.message}`, cause);
-        if (maskErrors && cause.message !== '' && message.endsWith(cause.message)) {
+        const thrown = messageOf(cause);
+        onLog(`GraphQL scalar error: ${thrown}`, cause);
+        if (maskErrors && thrown !== '' && message.endsWith(thrown)) {
           // graphql appends the thrown message to its own ("...; <message>" or "... <message>").
-          message = `${message.slice(0, -cause.message.length).replace(/[\s;.]+$/, '')}.`;
+          message = `${message.slice(0, -thrown.length).replace(/[\s;.]+$/, '')}.`;
         }
       }
       if (!suggestions) message = withoutSuggestion(message);
@@ -69,13 +79,13 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (original === undefined || original instanceof GraphQLError) return error;
     const http = toHTTPError(original);
     const status = http.statusCode;
-    if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${original.message}`, original);
+    if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
     extensions.code = userInputErrors.has(original) ? 'BAD_USER_INPUT' : protocolStatus(status).graphql;
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
-    const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : original.message;
+    const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : messageOf(original);
     const formatted = new GraphQLError(message, {
       nodes: error.nodes,
       source: error.source,
@@ -88,6 +98,16 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (formatted.locations === undefined && error.locations !== undefined) (formatted as { locations?: unknown }).locations = error.locations;
     return formatted;
   };
+}
+
+/** An error's message, or `String(error)` when reading it fails or it is not a string. */
+function messageOf(error: unknown): string {
+  try {
+    const message = (error as { message?: unknown } | null)?.message;
+    return typeof message === 'string' ? message : String(error);
+  } catch {
+    return 'an error whose message cannot be read';
+  }
 }
 
 /** The content type graphql-http picked for the response, computed the same way from `Accept`. */

@@ -1,15 +1,18 @@
 import {
+  GraphQLError,
   GraphQLInterfaceType,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLUnionType,
+  Kind,
   TypeInfo,
   BREAK,
   execute,
   getNamedType,
   isAbstractType,
+  isInputObjectType,
   isInterfaceType,
   isIntrospectionType,
   isListType,
@@ -23,13 +26,20 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLFieldConfigMap,
   type GraphQLFieldResolver,
+  type GraphQLInputType,
   type GraphQLNamedType,
+  type GraphQLOutputType,
   type GraphQLType,
   type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
 } from 'graphql';
 import type { compileQuery } from 'graphql-jit';
+import { inspect } from './inspect.js';
 
 /** What the executor needs of graphql-jit. */
 export interface JitModule {
@@ -48,10 +58,33 @@ export interface OperationPlan {
   compiled: CompiledRun | null | undefined;
   /** Writes a compiled result without errors as JSON (fast-json-stringify from the operation's selections). */
   stringify?: (result: ExecutionResult) => string;
+  /** Why graphql-js runs the operation (set when it was found not compilable). */
+  fallback?: string;
+  /** What the compiled operation weighs in the compiled budget (its selections, fragments expanded). */
+  weight?: number;
 }
 
 /** An operation is compiled on this execution: a document sent once is never compiled. */
 export const COMPILE_ON_RUN = 2;
+
+/**
+ * Bounds of what compiled operations retain. graphql-jit's code for an operation grows with its
+ * selections, fragments expanded (about 1-2 KB of heap per selection): an operation weighing more
+ * than `maxWeight` is never compiled, and the compiled operations held together weigh at most
+ * `maxTotalWeight` and number at most `maxEntries` (least recently used dropped first; a dropped
+ * operation runs on graphql-js and may compile again).
+ */
+export interface CompiledBudget {
+  readonly maxEntries: number;
+  readonly maxWeight: number;
+  readonly maxTotalWeight: number;
+}
+
+export const DEFAULT_COMPILED_BUDGET: CompiledBudget = { maxEntries: 200, maxWeight: 500, maxTotalWeight: 20_000 };
+
+function checkBudget(budget: CompiledBudget): void {
+  if (!(budget.maxEntries >= 1 && budget.maxWeight <= budget.maxTotalWeight)) throw new RangeError('compiled budget: maxEntries >= 1 and maxWeight <= maxTotalWeight');
+}
 
 /** Runs operations: compiled by graphql-jit when it is installed and supports them, else graphql-js `execute`. */
 export interface Executor {
@@ -66,18 +99,60 @@ export interface Executor {
    * written by the compiled operation's serializer when the operation ran compiled, else by `JSON.stringify`.
    */
   serialize(plan: OperationPlan, args: ExecutionArgs, result: ExecutionResult): string;
+  /** Forgets the compiled operation of `plan` (its document left the cache). */
+  forget(plan: OperationPlan): void;
+  /** Forgets every compiled operation (the document cache was emptied). */
+  clear(): void;
+  /** The compiled operations held, and their summed weight. */
+  readonly compiledCount: number;
+  readonly compiledWeight: number;
 }
 
 /**
  * The executor. `jit` is graphql-jit's module, undefined when it is not installed (or not loaded
  * yet: `setJit` supplies it later).
  */
-export function createExecutor(jit?: JitModule): Executor & { setJit(module: JitModule | undefined): void } {
+export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT_COMPILED_BUDGET): Executor & { setJit(module: JitModule | undefined): void } {
+  checkBudget(budget);
   let compile = jit?.compileQuery;
   const copies = new WeakMap<GraphQLSchema, GraphQLSchema>();
+  // Compiled plans, least recently used first (a Map keeps insertion order).
+  const held = new Map<OperationPlan, number>();
+  let totalWeight = 0;
+
+  const drop = (plan: OperationPlan): void => {
+    const weight = held.get(plan);
+    if (weight === undefined) return;
+    held.delete(plan);
+    totalWeight -= weight;
+    // Runs on graphql-js again, and compiles again once it is used twice more.
+    plan.compiled = undefined;
+    plan.stringify = undefined;
+    plan.runs = 0;
+  };
+
+  const hold = (plan: OperationPlan, weight: number): void => {
+    held.set(plan, weight);
+    totalWeight += weight;
+    while (held.size > budget.maxEntries || totalWeight > budget.maxTotalWeight) {
+      const oldest = held.keys().next();
+      if (oldest.done === true) break;
+      drop(oldest.value);
+    }
+  };
 
   const compilePlan = (plan: OperationPlan, args: ExecutionArgs): CompiledRun | null => {
-    if (compile === undefined || !jitRunsLikeExecute(args.schema, args.document)) return null;
+    if (compile === undefined) return null;
+    const fallback = compiledFallback(args.schema, args.document, plan.operation);
+    if (fallback !== undefined) {
+      plan.fallback = fallback;
+      return null;
+    }
+    const weight = operationWeight(args.document, plan.operation);
+    if (weight > budget.maxWeight) {
+      plan.fallback = `it has ${weight} selections with fragments expanded, more than the ${budget.maxWeight} compiled`;
+      return null;
+    }
     let copy = copies.get(args.schema);
     if (copy === undefined) {
       copy = withDefaultResolvers(args.schema);
@@ -88,10 +163,16 @@ export function createExecutor(jit?: JitModule): Executor & { setJit(module: Jit
     try {
       compiled = compile(copy, args.document, name, { customJSONSerializer: true });
     } catch {
+      plan.fallback = 'graphql-jit cannot compile it';
       return null;
     }
-    if (!('query' in compiled) || typeof compiled.query !== 'function') return null;
+    if (!('query' in compiled) || typeof compiled.query !== 'function') {
+      plan.fallback = 'graphql-jit cannot compile it';
+      return null;
+    }
     if (typeof compiled.stringify === 'function') plan.stringify = compiled.stringify;
+    plan.weight = weight;
+    hold(plan, weight);
     return compiled.query as CompiledRun;
   };
 
@@ -106,13 +187,19 @@ export function createExecutor(jit?: JitModule): Executor & { setJit(module: Jit
         plan.runs += 1;
         if (plan.runs < COMPILE_ON_RUN) return execute(args);
         compiled = plan.compiled = compilePlan(plan, args);
+      } else if (compiled !== null && held.size > 1) {
+        // Most recently used: moved to the end.
+        const weight = held.get(plan)!;
+        held.delete(plan);
+        held.set(plan, weight);
       }
       if (compiled === null) return execute(args);
       const result = compiled(args.rootValue, args.contextValue, args.variableValues);
+      if (isPromiseLike(result)) return Promise.resolve(result).then((settled) => asExecuteAnswers(plan, args, settled));
       // Variables that do not coerce (the only result without `data`, and never a promise): run
       // again by graphql-js for its error messages, which a custom scalar's own message is part of.
-      if (!isPromiseLike(result) && !('data' in result)) return execute(args);
-      return result;
+      if (!('data' in result)) return execute(args);
+      return result.errors === undefined ? result : asExecuteAnswers(plan, args, result);
     },
     serialize(plan, args, result) {
       const stringify = plan.stringify;
@@ -124,6 +211,18 @@ export function createExecutor(jit?: JitModule): Executor & { setJit(module: Jit
         return JSON.stringify(result);
       }
     },
+    forget(plan) {
+      drop(plan);
+    },
+    clear() {
+      for (const plan of [...held.keys()]) drop(plan);
+    },
+    get compiledCount() {
+      return held.size;
+    },
+    get compiledWeight() {
+      return totalWeight;
+    },
   };
 }
 
@@ -132,31 +231,380 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Whether graphql-jit runs `document` as graphql-js would. It resolves abstract types
- * synchronously only (a `resolveType` or `isTypeOf` returning a promise fails there), keeps only
- * the message of what a custom scalar's `serialize` throws (so it could not be masked), and the
- * introspection meta-fields are left to graphql-js; documents selecting any of them are executed
- * by graphql-js.
+ * Why graphql-jit would not answer `operation` (and the fragments of `document`) as graphql-js
+ * does, or undefined when it would. Each reason is a divergence found by the differential test
+ * (`test/differential.test.ts`); the document then runs on graphql-js:
+ *
+ * - `__schema` / `__type`: introspection is left to graphql-js;
+ * - a field of an interface or union type: graphql-jit resolves abstract types synchronously only;
+ * - a field of an object type with `isTypeOf`: graphql-jit calls it without context and info, and
+ *   ignores a promise it returns;
+ * - a field of a custom scalar type: graphql-jit keeps only the message of what `serialize` throws;
+ * - `@skip` / `@include`: graphql-jit applies a directive on a fragment spread to the fragment's
+ *   other uses, orders the response by a skipped selection, counts skipped selections in error
+ *   locations and accepts a null for `if` from a nullable variable;
+ * - a variable inside a list or input-object literal: graphql-jit passes an absent one as null
+ *   (over the field's default);
+ * - an argument or variable whose type is or holds a custom scalar (graphql-jit does not call
+ *   `parseLiteral` on literals, nor coerce variable defaults), a `@oneOf` input (not enforced) or a
+ *   self-referencing input type (its variable compiler recurses without end).
  */
-export function jitRunsLikeExecute(schema: GraphQLSchema, document: DocumentNode): boolean {
+export function compiledFallback(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string | undefined {
   const typeInfo = new TypeInfo(schema);
-  let supported = true;
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field(node) {
-        const name = node.name.value;
-        const type = typeInfo.getType();
-        const named = type == null ? undefined : getNamedType(type);
-        if (name === '__schema' || name === '__type' || (named !== undefined && (isAbstractType(named) || (isScalarType(named) && !isSpecifiedScalarType(named))))) {
-          supported = false;
-          return BREAK;
+  const unsafe = unsafeInputs(schema);
+  let reason: string | undefined;
+  const fragments = usedFragments(document, operation);
+  const stop = (why: string): typeof BREAK => {
+    reason = why;
+    return BREAK;
+  };
+  const visitor = visitWithTypeInfo(typeInfo, {
+    Field(node) {
+      const name = node.name.value;
+      if (name === '__schema' || name === '__type') return stop('it selects __schema or __type');
+      const type = typeInfo.getType();
+      const named = type == null ? undefined : getNamedType(type);
+      if (named === undefined) return undefined;
+      if (isAbstractType(named)) return stop(`it selects a field of the abstract type ${named.name}`);
+      if (isObjectType(named) && named.isTypeOf != null) return stop(`it selects a field of ${named.name}, which has isTypeOf`);
+      if (isScalarType(named) && !isSpecifiedScalarType(named)) return stop(`it selects a field of the custom scalar ${named.name}`);
+      return undefined;
+    },
+    Directive(node) {
+      if (node.name.value === 'skip' || node.name.value === 'include') return stop(`it uses @${node.name.value}`);
+      return undefined;
+    },
+    Argument(node) {
+      const argument = typeInfo.getArgument();
+      if (argument != null) {
+        const why = unsafe(argument.type);
+        if (why !== undefined) return stop(`the argument "${node.name.value}" ${why}`);
+      }
+      if (hasNestedVariable(node.value)) return stop(`the argument "${node.name.value}" has a variable inside a list or object`);
+      return undefined;
+    },
+    VariableDefinition(node) {
+      const type = typeInfo.getInputType();
+      const why = type == null ? undefined : unsafe(type);
+      if (why !== undefined) return stop(`the variable "$${node.variable.name.value}" ${why}`);
+      return undefined;
+    },
+  });
+  for (const definition of [operation, ...fragments]) {
+    visit(definition, visitor);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/** Whether graphql-jit runs `document` as graphql-js would (every operation of it). */
+export function jitRunsLikeExecute(schema: GraphQLSchema, document: DocumentNode): boolean {
+  return document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || compiledFallback(schema, document, definition) === undefined);
+}
+
+function hasNestedVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.LIST) return value.values.some((item) => item.kind === Kind.VARIABLE || hasNestedVariable(item));
+  if (value.kind === Kind.OBJECT) return value.fields.some((field) => field.value.kind === Kind.VARIABLE || hasNestedVariable(field.value));
+  return false;
+}
+
+const unsafeBySchema = new WeakMap<GraphQLSchema, (type: GraphQLInputType) => string | undefined>();
+
+/**
+ * For a schema: why an input type is not compiled (it is or holds a custom scalar, a @oneOf input
+ * or a self-referencing input), else undefined; memoised per named type.
+ */
+function unsafeInputs(schema: GraphQLSchema): (type: GraphQLInputType) => string | undefined {
+  let check = unsafeBySchema.get(schema);
+  if (check !== undefined) return check;
+  const known = new Map<string, string | null>();
+  const visiting = new Set<string>();
+  const named = (type: GraphQLNamedType): string | undefined => {
+    const memo = known.get(type.name);
+    if (memo !== undefined) return memo ?? undefined;
+    let why: string | undefined;
+    if (isScalarType(type)) {
+      if (!isSpecifiedScalarType(type)) why = `holds the custom scalar ${type.name}`;
+    } else if (isInputObjectType(type)) {
+      if (visiting.has(type.name)) return `holds the self-referencing input ${type.name}`;
+      if ((type as { isOneOf?: boolean }).isOneOf === true) {
+        why = `holds the @oneOf input ${type.name}`;
+      } else {
+        visiting.add(type.name);
+        for (const field of Object.values(type.getFields())) {
+          why = named(getNamedType(field.type));
+          if (why !== undefined) break;
         }
-        return undefined;
-      },
-    }),
-  );
-  return supported;
+        visiting.delete(type.name);
+      }
+    }
+    // A type inside a cycle being visited is decided when the cycle's first type is.
+    if (why === undefined && visiting.size > 0) return undefined;
+    known.set(type.name, why ?? null);
+    return why;
+  };
+  check = (type) => named(getNamedType(type));
+  unsafeBySchema.set(schema, check);
+  return check;
+}
+
+/** The fragment definitions `operation` spreads, directly or through other fragments. */
+function usedFragments(document: DocumentNode, operation: OperationDefinitionNode): FragmentDefinitionNode[] {
+  const all = fragmentMap(document);
+  const used = new Map<string, FragmentDefinitionNode>();
+  const walk = (set: SelectionSetNode): void => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = all.get(name);
+        if (fragment === undefined || used.has(name)) continue;
+        used.set(name, fragment);
+        walk(fragment.selectionSet);
+      } else if (selection.selectionSet !== undefined) {
+        walk(selection.selectionSet);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return [...used.values()];
+}
+
+function fragmentMap(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const map = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) map.set(definition.name.value, definition);
+  return map;
+}
+
+/** The selections of `operation` with fragments expanded, each fragment measured once. */
+export function operationWeight(document: DocumentNode, operation: OperationDefinitionNode): number {
+  const fragments = fragmentMap(document);
+  const sizes = new Map<string, number>();
+  const size = (set: SelectionSetNode): number => {
+    let total = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        let known = sizes.get(name);
+        if (known === undefined) {
+          // 0 while measuring: validation has refused cycles, this only guards the walk.
+          sizes.set(name, 0);
+          const fragment = fragments.get(name);
+          known = fragment === undefined ? 0 : size(fragment.selectionSet);
+          sizes.set(name, known);
+        }
+        total += known;
+      } else {
+        total += (selection.kind === Kind.FIELD ? 1 : 0) + (selection.selectionSet === undefined ? 0 : size(selection.selectionSet));
+      }
+    }
+    return total;
+  };
+  return size(operation.selectionSet);
+}
+
+/** An error thrown while turning a thrown value into an Error, which ends graphql-js's execution. */
+class ExecutionAbort extends Error {
+  constructor(readonly thrown: unknown) {
+    super('execution aborted');
+  }
+}
+
+/**
+ * graphql-jit's own messages that graphql-js words differently: it names a field selected twice
+ * at one place `Type.(a,a)`, and quotes no field of a list that is not iterable.
+ */
+const JIT_MESSAGE = /^(Expected Iterable, but did not find one for field|Cannot return null for non-nullable field) ([_A-Za-z]\w*)\.(?:\(([_A-Za-z]\w*)(?:,[_A-Za-z]\w*)*\)|([_A-Za-z]\w*))\.$/;
+
+function graphqlJsMessage(message: string): string | undefined {
+  const match = JIT_MESSAGE.exec(message);
+  if (match === null) return undefined;
+  const field = `${match[2]}.${match[3] ?? match[4]}`;
+  return match[1]!.startsWith('Expected') ? `${match[1]} "${field}".` : `${match[1]} ${field}.`;
+}
+
+/**
+ * A compiled result with errors, made what graphql-js answers: its messages, its errors in
+ * execution order (depth first, in selection order) and without the errors of fields graphql-js
+ * never executes (those after a non-null failure inside the subtree the failure nulls). This is
+ * graphql-js's answer when resolvers answer synchronously; with promises, which errors graphql-js
+ * still reports beside a non-null failure, and their order, depend on when the promises settle.
+ * A thrown value whose inspection throws ends the execution with data null, as in graphql-js.
+ */
+function asExecuteAnswers(plan: OperationPlan, args: ExecutionArgs, result: ExecutionResult): ExecutionResult {
+  const raw = result.errors;
+  if (raw === undefined || raw.length === 0) return result;
+  const errors = raw.map((error) => {
+    const message = error.originalError === undefined && error.path !== undefined ? graphqlJsMessage(error.message) : undefined;
+    if (message === undefined || message === error.message) return error;
+    const fixed = new GraphQLError(message, { path: error.path });
+    (fixed as { locations?: unknown }).locations = error.locations;
+    return fixed;
+  });
+  const order = errorOrder(args.schema, args.document, plan.operation);
+  const described = errors.map((error) => ({ error, where: error.path === undefined ? undefined : order(error.path) }));
+  described.sort((a, b) => comparePositions(a.where?.position, b.where?.position));
+  const kept: GraphQLError[] = [];
+  const aborted: Array<ReadonlyArray<string | number>> = [];
+  let data = result.data;
+  for (const { error, where } of described) {
+    const path = error.path;
+    if (path !== undefined && aborted.some((prefix) => isPrefix(prefix, path))) continue;
+    if (error.originalError instanceof ExecutionAbort) {
+      kept.push(error.originalError.thrown as GraphQLError);
+      data = null;
+      break;
+    }
+    kept.push(error);
+    if (path !== undefined && where !== undefined && !where.nullable) {
+      aborted.push(path.slice(0, where.nullablePrefix));
+    }
+  }
+  return data === null ? { errors: kept, data: null } : { ...result, errors: kept };
+}
+
+function isPrefix(prefix: ReadonlyArray<string | number>, path: ReadonlyArray<string | number>): boolean {
+  if (prefix.length > path.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (prefix[i] !== path[i]) return false;
+  return true;
+}
+
+function comparePositions(a: readonly number[] | undefined, b: readonly number[] | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? -1 : 1;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** Where a response path sits: its execution order, whether it may be null, and the longest prefix that may. */
+interface PathPlace {
+  readonly position: number[];
+  readonly nullable: boolean;
+  readonly nullablePrefix: number;
+}
+
+/**
+ * For an operation without `@skip`/`@include` and without abstract types (what is compiled): the
+ * place of a response path. Keys are ordered as graphql-js collects them (first occurrence, fragments
+ * expanded where they are spread).
+ */
+function errorOrder(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): (path: ReadonlyArray<string | number>) => PathPlace | undefined {
+  const fragments = fragmentMap(document);
+  const root = schema.getRootType(operation.operation);
+  const collect = (sets: readonly SelectionSetNode[]): Map<string, FieldNode[]> => {
+    const keys = new Map<string, FieldNode[]>();
+    const seen = new Set<string>();
+    const walk = (set: SelectionSetNode): void => {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          const nodes = keys.get(key);
+          if (nodes === undefined) keys.set(key, [selection]);
+          else nodes.push(selection);
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          walk(selection.selectionSet);
+        } else {
+          const name = selection.name.value;
+          if (seen.has(name)) continue;
+          seen.add(name);
+          const fragment = fragments.get(name);
+          if (fragment !== undefined) walk(fragment.selectionSet);
+        }
+      }
+    };
+    for (const set of sets) walk(set);
+    return keys;
+  };
+  return (path) => {
+    if (root == null) return undefined;
+    let type: GraphQLOutputType = root;
+    let sets: SelectionSetNode[] = [operation.selectionSet];
+    const position: number[] = [];
+    let nullable = true;
+    let nullablePrefix = 0;
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i]!;
+      let fieldType: GraphQLOutputType;
+      if (typeof segment === 'number') {
+        if (!isListType(type)) return undefined;
+        position.push(segment);
+        fieldType = type.ofType as GraphQLOutputType;
+      } else {
+        if (!isObjectType(type)) return undefined;
+        const keys = collect(sets);
+        const nodes = keys.get(segment);
+        if (nodes === undefined) return undefined;
+        position.push([...keys.keys()].indexOf(segment));
+        const name = nodes[0]!.name.value;
+        const field: { type: GraphQLOutputType } | undefined = name === '__typename' ? undefined : (type as GraphQLObjectType).getFields()[name];
+        fieldType = field === undefined ? new GraphQLNonNull(schema.getType('String') as GraphQLNamedType & GraphQLOutputType) : field.type;
+        sets = nodes.flatMap((node) => (node.selectionSet === undefined ? [] : [node.selectionSet]));
+      }
+      nullable = !isNonNullType(fieldType);
+      if (nullable) nullablePrefix = i + 1;
+      type = isNonNullType(fieldType) ? (fieldType.ofType as GraphQLOutputType) : fieldType;
+    }
+    return { position, nullable, nullablePrefix };
+  };
+}
+
+/**
+ * graphql-js's treatment of what a resolver throws or rejects with, for the compiled run (which
+ * keeps a thrown value as it is): a value that is not an Error becomes
+ * `Error('Unexpected error value: <inspect(value)>')`, so it is masked as graphql-js's is.
+ */
+function asThrown(value: unknown): Error {
+  if (value instanceof Error) return value;
+  let message: string;
+  try {
+    message = `Unexpected error value: ${inspect(value)}`;
+  } catch (err) {
+    // graphql-js's execution ends with what inspecting the value threw.
+    throw new ExecutionAbort(err);
+  }
+  const error = new Error(message);
+  error.name = 'NonErrorThrown';
+  return error;
+}
+
+const rethrow = (value: unknown): never => {
+  throw asThrown(value);
+};
+
+/**
+ * A field's resolver, with its arguments in the order the field defines them (as graphql-js
+ * passes them; graphql-jit puts literals before variables) and what it throws (or rejects with)
+ * made an Error as graphql-js makes it.
+ */
+function withThrownAsErrors(resolve: GraphQLFieldResolver<unknown, unknown>, argNames: readonly string[]): GraphQLFieldResolver<unknown, unknown> {
+  const ordered = argNames.length > 1;
+  return (source, args, contextValue, info) => {
+    let value: unknown;
+    try {
+      value = resolve(source, ordered ? inDefinitionOrder(args as Record<string, unknown>, argNames) : args, contextValue, info);
+    } catch (err) {
+      throw asThrown(err);
+    }
+    return isPromiseLike(value) ? Promise.resolve(value).then(undefined, rethrow) : value;
+  };
+}
+
+/** `args` with its keys in the order of `names` (the same object when they already are). */
+function inDefinitionOrder(args: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const keys = Object.keys(args);
+  let at = 0;
+  let sorted = true;
+  for (const name of names) {
+    if (at < keys.length && keys[at] === name) at += 1;
+    else if (name in args) {
+      sorted = false;
+      break;
+    }
+  }
+  if (sorted && at === keys.length) return args;
+  const out: Record<string, unknown> = {};
+  for (const name of names) if (name in args) out[name] = args[name];
+  for (const key of keys) if (!(key in out)) out[key] = args[key];
+  return out;
 }
 
 /**
@@ -175,7 +623,8 @@ function defaultResolverFor(fieldName: string): GraphQLFieldResolver<unknown, un
 /**
  * A copy of `schema` whose fields without a resolver get graphql-js's default resolution:
  * graphql-jit reads a property without calling it, so a root value or source object with methods
- * would otherwise answer differently. Input types, enums, scalars, directives and the
+ * would otherwise answer differently. Every resolver of the copy turns a thrown value that is not
+ * an Error into graphql-js's Error for it. Input types, enums, scalars, directives and the
  * introspection types are shared with the original.
  */
 export function withDefaultResolvers(schema: GraphQLSchema): GraphQLSchema {
@@ -189,7 +638,7 @@ export function withDefaultResolvers(schema: GraphQLSchema): GraphQLSchema {
   const fieldsOf = (fields: GraphQLFieldConfigMap<unknown, unknown>, resolve: boolean): GraphQLFieldConfigMap<unknown, unknown> => {
     const out: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const [name, field] of Object.entries(fields)) {
-      out[name] = { ...field, type: wrap(field.type), ...(resolve && field.resolve === undefined ? { resolve: defaultResolverFor(name) } : {}) };
+      out[name] = { ...field, type: wrap(field.type), ...(resolve ? { resolve: withThrownAsErrors(field.resolve ?? defaultResolverFor(name), Object.keys(field.args ?? {})) } : {}) };
     }
     return out;
   };

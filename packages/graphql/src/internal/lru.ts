@@ -9,9 +9,11 @@ export class LruCache<K, V> {
   private newest: K | undefined;
   private hasNewest = false;
 
+  /** `onEvict` is called with each entry dropped to make room (not with those replaced, cleared or refused). */
   constructor(
     private readonly maxEntries: number,
     private readonly maxSize: number,
+    private readonly onEvict?: (value: V) => void,
   ) {}
 
   /** The number of entries held. */
@@ -55,9 +57,11 @@ export class LruCache<K, V> {
     while (this.entries.size > this.maxEntries || this.total > this.maxSize) {
       const oldest = this.entries.keys().next();
       if (oldest.done === true) break;
-      this.total -= this.entries.get(oldest.value)!.size;
+      const evicted = this.entries.get(oldest.value)!;
+      this.total -= evicted.size;
       this.entries.delete(oldest.value);
       if (this.newest === oldest.value) this.hasNewest = false;
+      this.onEvict?.(evicted.value);
     }
   }
 

@@ -1,4 +1,4 @@
-import { isHTTPError, type InputOrigin, type Operation, type RequestContext } from '@fw/core';
+import { isHTTPError, type InputOrigin, type Operation, type RequestContext, type TypeShape } from '@fw/core';
 import { runOperation } from '@fw/core/plugin';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { markUserInputError } from '../internal/errors.js';
@@ -149,7 +149,7 @@ function withResolvers({ schema, queries, mutations }: OperationSchema, user: Gr
       if (op !== undefined) {
         field.resolve = (source, args: Record<string, unknown>) => {
           if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
-          return resolveOperation(op, source[CONTEXT], args.input ?? {});
+          return resolveOperation(op, source[CONTEXT], args.input == null ? {} : nullsAsAbsent(op.input, args.input));
         };
       } else {
         const resolve: FieldResolver = field.resolve ?? defaultFieldResolver;
@@ -167,4 +167,34 @@ function resolveOperation(op: Operation, ctx: RequestContext, raw: unknown): Pro
     if (isHTTPError(err) && err.statusCode === 400 && Array.isArray((err.details as { errors?: unknown } | undefined)?.errors)) markUserInputError(err);
     throw err;
   });
+}
+
+/**
+ * The GraphQL arguments as the operation's raw input: an explicit `null` for a field that may be
+ * left out but is not nullable in the operation's schema (`.optional()` without `.nullable()`)
+ * is left out, as GraphQL's type for it (nullable) says both mean the same.
+ */
+export function nullsAsAbsent(shape: TypeShape, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  switch (shape.kind) {
+    case 'nullable':
+      return nullsAsAbsent(shape.of, value);
+    case 'list':
+      return Array.isArray(value) ? value.map((item: unknown) => nullsAsAbsent(shape.of, item)) : value;
+    case 'object': {
+      if (Array.isArray(value)) return value;
+      const input = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(input)) out[key] = input[key];
+      for (const field of shape.fields) {
+        if (!(field.name in out)) continue;
+        const item = out[field.name];
+        if (item === null && field.optional && field.type.kind !== 'nullable') delete out[field.name];
+        else out[field.name] = nullsAsAbsent(field.type, item);
+      }
+      return out;
+    }
+    default:
+      return value;
+  }
 }
