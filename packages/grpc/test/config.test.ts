@@ -116,6 +116,34 @@ describe('validateGrpcConfig', () => {
   });
 });
 
+describe('validateGrpcConfig and unknown keys', () => {
+  it('refuses a misspelt option instead of serving on the default port, naming the one meant and every accepted key', () => {
+    expect(() => validateGrpcConfig({ ...base({ 'fwtest.Echo': {} }), prot: 50052 } as GrpcConfig)).toThrow(
+      /^gRPC config: unknown option "prot"; did you mean "port"\? The accepted options are: port, host, services, credentials, protoPath/,
+    );
+  });
+
+  it("refuses middlewares: 'global', which would leave authentication off for gRPC calls", () => {
+    expect(() => validateGrpcConfig({ ...base({ 'fwtest.Echo': {} }), middlewares: 'global' } as GrpcConfig)).toThrow('unknown option "middlewares"; did you mean "middleware"?');
+  });
+
+  it('refuses an unknown key inside maxHealthWatches', () => {
+    expect(() => validateGrpcConfig({ ...base({ 'fwtest.Echo': {} }), maxHealthWatches: { totl: 5 } } as unknown as GrpcConfig)).toThrow(
+      'unknown option "maxHealthWatches.totl"; did you mean "total"? The accepted keys of maxHealthWatches are: perConnection, total',
+    );
+  });
+
+  it("names 'global' for a misspelt middleware mode", () => {
+    expect(() => validateGrpcConfig({ ...base({ 'fwtest.Echo': {} }), middleware: 'globall' } as unknown as GrpcConfig)).toThrow(
+      "`middleware` must be 'global' or an array of middleware functions, got \"globall\"",
+    );
+  });
+
+  it('lists nothing when the key is far from every accepted one', () => {
+    expect(() => validateGrpcConfig({ ...base({ 'fwtest.Echo': {} }), colour: 'blue' } as GrpcConfig)).toThrow(/unknown option "colour"; the accepted options are: /);
+  });
+});
+
 describe('grpcPlugin', () => {
   it('checks the config when it is created, before anything listens', () => {
     expect(() => grpcPlugin(base({ 'fwtest.Nope': {} }))).toThrow('service "fwtest.Nope" is not defined');

@@ -2,7 +2,7 @@ import { loadSync, type MethodDefinition, type PackageDefinition, type ServiceDe
 import type { ChannelOptions, ServerCredentials } from '@grpc/grpc-js';
 import type { AnyMiddleware } from '@fw/core';
 import type { LogFunction } from '@fw/core/plugin';
-import type { GrpcConfig, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
+import type { GrpcConfig, GrpcHealthWatchLimits, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
 import type { RunnableMethod } from './call-state.js';
 
 /** Defaults of the gRPC config. */
@@ -54,6 +54,63 @@ export interface ResolvedGrpcConfig {
 }
 
 const resolved = new WeakMap<object, ResolvedGrpcConfig>();
+
+// Every option name, typed: the compiler fails here when an option is added to GrpcConfig but not
+// to this list, so a valid option is never refused.
+const CONFIG_KEYS: Record<keyof GrpcConfig, true> = {
+  port: true,
+  host: true,
+  services: true,
+  credentials: true,
+  protoPath: true,
+  protoOut: true,
+  loaderOptions: true,
+  packageDefinition: true,
+  health: true,
+  reflection: true,
+  maxReceiveMessageLength: true,
+  maxSendMessageLength: true,
+  maxConcurrentStreams: true,
+  maxConnectionAge: true,
+  maxConnectionAgeGrace: true,
+  maxMetadataSize: true,
+  maxHealthWatches: true,
+  closeTimeout: true,
+  middleware: true,
+  serverOptions: true,
+  onLog: true,
+};
+const HEALTH_WATCH_KEYS: Record<keyof GrpcHealthWatchLimits, true> = { perConnection: true, total: true };
+
+/** The edit distance of two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Throws for a key the config does not know: a misspelt `port` or `middleware` would otherwise
+ * leave the server on the default port, or its calls without the app's middleware (authentication).
+ */
+function refuseUnknown(value: object, accepted: Record<string, true>, path: string): void {
+  const names = Object.keys(accepted);
+  for (const key of Object.keys(value)) {
+    if (Object.hasOwn(accepted, key)) continue;
+    let near: string | undefined;
+    let best = 3;
+    for (const name of names) {
+      const d = distance(key.toLowerCase(), name.toLowerCase());
+      if (d < best) [near, best] = [name, d];
+    }
+    const list = `ccepted ${path === '' ? 'options' : `keys of ${path}`} are: ${names.join(', ')}`;
+    fail(`unknown option "${path === '' ? key : `${path}.${key}`}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
+  }
+}
 
 function fail(message: string, cause?: unknown): never {
   throw new Error(`gRPC config: ${message}`, cause !== undefined ? { cause } : undefined);
@@ -157,7 +214,7 @@ function resolveServices(services: Record<string, unknown>, definition: PackageD
 function resolveMiddleware(value: GrpcConfig['middleware']): ReadonlyArray<GrpcMiddleware | AnyMiddleware | 'global'> {
   if (value === undefined) return [];
   if (value === 'global') return ['global'];
-  if (!Array.isArray(value as unknown)) fail(`\`middleware\` must be 'global' or an array of middleware functions, got ${describe(value)}`);
+  if (!Array.isArray(value as unknown)) fail(`\`middleware\` must be 'global' or an array of middleware functions, got ${typeof value === 'string' ? `"${value as string}"` : describe(value)}`);
   value.forEach((fn, i) => {
     if (typeof fn !== 'function' && fn !== 'global') fail(`middleware at position ${i} must be a function or 'global', got ${describe(fn)}`);
   });
@@ -177,6 +234,7 @@ export function resolveGrpcConfig(config: GrpcConfig | true): ResolvedGrpcConfig
   }
   const cached = resolved.get(config);
   if (cached !== undefined) return cached;
+  refuseUnknown(config, CONFIG_KEYS, '');
   const port = optionalNumber('port', config.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535') ?? GRPC_DEFAULTS.port;
   const host = config.host ?? GRPC_DEFAULTS.host;
   if (typeof host !== 'string' || host.length === 0) fail(`\`host\` must be a non-empty string, got ${String(host)}`);
@@ -199,6 +257,7 @@ export function resolveGrpcConfig(config: GrpcConfig | true): ResolvedGrpcConfig
   if (watches !== undefined && (watches === null || typeof watches !== 'object' || Array.isArray(watches))) {
     fail(`\`maxHealthWatches\` must be an object { perConnection?, total }, got ${describe(watches)}`);
   }
+  if (watches !== undefined) refuseUnknown(watches, HEALTH_WATCH_KEYS, 'maxHealthWatches');
   const maxHealthWatches = {
     perConnection: optionalNumber('maxHealthWatches.perConnection', watches?.perConnection, positive, 'a positive integer') ?? GRPC_DEFAULTS.maxHealthWatches.perConnection,
     total: optionalNumber('maxHealthWatches.total', watches?.total, positive, 'a positive integer') ?? GRPC_DEFAULTS.maxHealthWatches.total,
