@@ -1,6 +1,7 @@
 import type { Plugin, PluginHost } from '@fw/core/plugin';
 import { TracingRuntime } from './internal/runtime.js';
 import { tracesUrl } from './internal/sdk.js';
+import { refuseUnknownOptions } from './internal/unknown-keys.js';
 import type { ProviderSource, TracingConfig } from './types.js';
 
 /** The plugin `tracingPlugin()` returns. */
@@ -54,8 +55,22 @@ export function tracingPlugin(config: TracingConfig = {}): TracingPlugin {
   };
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 function validate(config: TracingConfig): void {
   if (typeof config !== 'object' || config === null) throw new TypeError('tracingPlugin expects an options object');
+  refuseUnknownOptions(config);
+  for (const flag of ['enabled', 'activeContext'] as const) {
+    if (config[flag] !== undefined && typeof config[flag] !== 'boolean') throw new TypeError(`tracing.${flag} must be true or false, got ${typeof config[flag]}`);
+  }
+  const { otlpHeaders, resourceAttributes, tracerProvider } = config as Record<string, unknown>;
+  if (otlpHeaders !== undefined && (!isPlainObject(otlpHeaders) || Object.values(otlpHeaders).some((v) => typeof v !== 'string'))) {
+    throw new TypeError('tracing.otlpHeaders must be an object of header names to string values');
+  }
+  if (resourceAttributes !== undefined && !isPlainObject(resourceAttributes)) throw new TypeError('tracing.resourceAttributes must be an object of attribute names to values');
+  if (tracerProvider !== undefined && !(isPlainObject(tracerProvider) && typeof tracerProvider.getTracer === 'function')) {
+    throw new TypeError('tracing.tracerProvider must be a TracerProvider (an object with getTracer())');
+  }
   const { exporter, responseHeader, ignore, spanProcessors, serviceName } = config;
   if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) {
     throw new TypeError('tracing.serviceName must be a non-empty string');

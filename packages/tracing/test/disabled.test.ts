@@ -52,8 +52,22 @@ describe('options', () => {
     [{ otlpProtocol: 'grpc' }, /otlpProtocol/],
     [{ spanProcessors: [{}] }, /spanProcessors/],
     [{ ignore: '/healthz' }, /ignore/],
+    [{ enabled: 'yes' }, /tracing\.enabled must be true or false/],
+    [{ activeContext: 1 }, /tracing\.activeContext must be true or false/],
+    [{ otlpHeaders: 'x-api-key: 1' }, /tracing\.otlpHeaders must be an object of header names to string values/],
+    [{ otlpHeaders: { 'x-api-key': 1 } }, /tracing\.otlpHeaders must be an object of header names to string values/],
+    [{ resourceAttributes: 'v1' }, /tracing\.resourceAttributes must be an object/],
+    [{ tracerProvider: {} }, /tracing\.tracerProvider must be a TracerProvider/],
   ])('rejects %j when the plugin is created', (config, message) => {
     expect(() => tracingPlugin(config as never)).toThrow(message);
+  });
+
+  it('refuses a misspelt option instead of falling back to the default (OTLP for a misspelt exporter)', () => {
+    expect(() => tracingPlugin({ exprter: 'none' } as never)).toThrow(
+      'tracingPlugin: unknown option "exprter"; did you mean "exporter"? The accepted options are: enabled, serviceName, exporter, endpoint',
+    );
+    expect(() => tracingPlugin({ enabeld: false } as never)).toThrow('unknown option "enabeld"; did you mean "enabled"?');
+    expect(() => tracingPlugin({ colour: 'blue' } as never)).toThrow(/unknown option "colour"; the accepted options are: enabled, /);
   });
 
   it('refuses to attach one plugin instance to two applications', () => {
