@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp, HTTPError, Router, type AppOptions } from '@fw/app';
 
 /** Options as code written for another framework passes them: keys `AppOptions` does not have. */
@@ -47,14 +49,120 @@ describe('createApp', () => {
     }
   });
 
+  describe('takes the options programs written for the spec pass', () => {
+    /** A port nothing listens on right now. */
+    const freePort = async (): Promise<number> => {
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const { port } = probe.address() as AddressInfo;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      return port;
+    };
+
+    it('listens on the port and host given to createApp when listen() has no arguments', async () => {
+      const port = await freePort();
+      const app = createApp({ port, host: '127.0.0.1' });
+      app.get('/ping', (ctx) => ctx.text('pong'));
+      const info = await app.listen();
+      try {
+        expect([info.port, info.host]).toEqual([port, '127.0.0.1']);
+        expect(await (await fetch(`http://127.0.0.1:${port}/ping`)).text()).toBe('pong');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("lets listen()'s own port and host win over createApp's", async () => {
+      const app = createApp({ port: 1, host: '0.0.0.0' });
+      const info = await app.listen(0, '127.0.0.1');
+      try {
+        expect(info.host).toBe('127.0.0.1');
+        expect(info.port).not.toBe(1);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('installs cors() first for cors: true, before the middleware option, which runs in order', async () => {
+      const seen: string[] = [];
+      const app = createApp({
+        cors: true,
+        middleware: [
+          async (ctx, next) => {
+            seen.push('first');
+            await next();
+          },
+          async (ctx, next) => {
+            seen.push('second');
+            if (ctx.headers.authorization === undefined) throw new HTTPError(401, 'Authentication required');
+            await next();
+          },
+        ],
+      });
+      app.get('/me', (ctx) => ctx.json({ me: true }));
+      const preflight = await app.inject({ method: 'OPTIONS', url: '/me', headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } });
+      expect(preflight.statusCode).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('*');
+      expect(seen).toEqual([]);
+      const denied = await app.inject({ method: 'GET', url: '/me', headers: { origin: 'https://shop.example' } });
+      expect([denied.statusCode, denied.headers['access-control-allow-origin']]).toEqual([401, '*']);
+      expect(seen).toEqual(['first', 'second']);
+      const allowed = await app.inject({ method: 'GET', url: '/me', headers: { authorization: 'Bearer x' } });
+      expect(allowed.json()).toEqual({ me: true });
+    });
+
+    it('passes a CorsConfig to cors()', async () => {
+      const app = createApp({ cors: { origin: ['https://shop.example'], credentials: true } });
+      app.get('/x', (ctx) => ctx.text('x'));
+      const res = await app.inject({ method: 'GET', url: '/x', headers: { origin: 'https://shop.example' } });
+      expect([res.headers['access-control-allow-origin'], res.headers['access-control-allow-credentials']]).toEqual(['https://shop.example', 'true']);
+      const other = await app.inject({ method: 'GET', url: '/x', headers: { origin: 'https://evil.example' } });
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
+    it('installs nothing for cors: false', async () => {
+      const app = createApp({ cors: false });
+      app.get('/x', (ctx) => ctx.text('x'));
+      const res = await app.inject({ method: 'GET', url: '/x', headers: { origin: 'https://shop.example' } });
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
+    it('sets the error handler from onError and the 404 handler from onNotFound', async () => {
+      const app = createApp({
+        onError: (error, ctx) => ctx.json({ failed: (error.cause as Error).message }, error.statusCode),
+        onNotFound: (ctx) => ctx.json({ nothing: ctx.path }, 404),
+      });
+      app.get('/boom', () => {
+        throw new Error('kaput');
+      });
+      const boom = await app.inject('/boom');
+      expect([boom.statusCode, boom.json()]).toEqual([500, { failed: 'kaput' }]);
+      const missing = await app.inject('/nowhere');
+      expect([missing.statusCode, missing.json()]).toEqual([404, { nothing: '/nowhere' }]);
+    });
+
+    it.each([
+      ['port', 'eighty', /createApp: port must be an integer from 0 to 65535/],
+      ['port', 70000, /createApp: port must be an integer from 0 to 65535/],
+      ['host', 42, /createApp: host must be a non-empty string/],
+      ['cors', 'yes', /createApp: cors must be true, false or a CorsConfig object/],
+      ['middleware', 'globall', /createApp: middleware must be an array of middleware functions/],
+      ['middleware', [() => undefined, 'logger'], /createApp: middleware\[1\] must be a function, got string/],
+      ['onError', 'log', /createApp: onError must be a function \(error, ctx\)/],
+      ['onNotFound', {}, /createApp: onNotFound must be a function \(ctx\)/],
+    ])('refuses %s: %p', (key, value, message) => {
+      expect(() => createApp(foreign({ [key]: value }))).toThrow(message);
+    });
+  });
+
   describe('refuses options it does not know instead of ignoring them', () => {
     it.each([
-      ['port', 3000, /"port".*app\.listen\(port/],
-      ['host', '0.0.0.0', /"host".*app\.listen\(port, host\)/],
-      ['cors', true, /"cors".*app\.use\(cors\(/],
-      ['middleware', [() => undefined], /"middleware".*app\.use\(/],
-      ['onError', () => undefined, /"onError".*app\.onError\(/],
-      ['onNotFound', () => undefined, /"onNotFound".*app\.notFound\(/],
+      ['hostname', 'localhost', /"hostname".*did you mean "host"/],
+      ['middlewares', [], /"middlewares".*did you mean "middleware"/],
+      ['errorHandler', () => undefined, /"errorHandler".*onError/],
+      ['notFound', () => undefined, /"notFound".*onNotFound/],
+      ['graphql', {}, /"graphql".*protocols: \{ graphql/],
+      ['tracing', {}, /"tracing".*observability: \{ tracing/],
     ])('throws for "%s", naming the fw way to do it', (key, value, message) => {
       expect(() => createApp(foreign({ [key]: value }))).toThrow(message);
     });
@@ -82,6 +190,26 @@ describe('createApp', () => {
       expect(() => createApp({ observability: foreign({ metrics: true }) as AppOptions['observability'] })).toThrow(/unknown option "observability\.metrics".*tracing/);
     });
 
+    it('throws for a misspelt key inside observability.tracing instead of leaving tracing off, without loading @fw/tracing', () => {
+      expect(() => createApp({ observability: { tracing: foreign({ enabeld: true, serviceName: 'shop' }) as never } })).toThrow(
+        /unknown option "observability\.tracing\.enabeld"; did you mean "enabled"\? The accepted keys of observability\.tracing are: enabled, serviceName, exporter/,
+      );
+      expect(() => createApp({ observability: { tracing: foreign({ enabled: false, serviceName: 'shop', exprter: 'none' }) as never } })).toThrow(
+        /unknown option "observability\.tracing\.exprter"; did you mean "exporter"\?/,
+      );
+    });
+
+    it('refuses observability.tracing without a boolean enabled', () => {
+      expect(() => createApp({ observability: { tracing: foreign({ serviceName: 'shop' }) as never } })).toThrow(/createApp: observability\.tracing\.enabled must be true or false/);
+      expect(() => createApp({ observability: { tracing: foreign({ enabled: 'yes', serviceName: 'shop' }) as never } })).toThrow(/createApp: observability\.tracing\.enabled must be true or false/);
+    });
+
+    it('refuses a misspelt gRPC option or a wrong middleware mode before anything is served', () => {
+      expect(() => createApp({ protocols: { grpc: foreign({ prot: 50052 }) as never } })).toThrow(/gRPC config: unknown option "prot"; did you mean "port"\?/);
+      expect(() => createApp({ protocols: { grpc: foreign({ middlewares: 'global' }) as never } })).toThrow(/gRPC config: unknown option "middlewares"; did you mean "middleware"\?/);
+      expect(() => createApp({ protocols: { grpc: foreign({ middleware: 'globall' }) as never } })).toThrow(/gRPC config: `middleware` must be 'global' or an array/);
+    });
+
     it('still accepts every documented option', () => {
       const app = createApp({
         adapter: { type: 'node-http' },
@@ -96,6 +224,12 @@ describe('createApp', () => {
         onLog: () => undefined,
         logUnhandledRejections: false,
         methodNotAllowed: true,
+        port: 0,
+        host: '127.0.0.1',
+        cors: false,
+        middleware: [],
+        onError: (error, ctx) => ctx.json({ error: true }, 500),
+        onNotFound: (ctx) => ctx.json({ missing: true }, 404),
       });
       expect(app.getProtocolManager()).toBeUndefined();
     });

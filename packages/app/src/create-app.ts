@@ -1,9 +1,10 @@
-import { Application, type ApplicationConfig } from '@fw/core';
+import { Application, type ApplicationConfig, type ErrorHandler, type ListenInfo, type Middleware } from '@fw/core';
 import type { GraphQLConfig } from '@fw/graphql';
 import type { GrpcConfig } from '@fw/grpc';
+import type { CorsConfig } from '@fw/middleware';
 import type { TracingConfig } from '@fw/tracing';
 import { checkOptions } from './internal/check-options.js';
-import { loadGraphQL, loadGrpc, loadTracing, NODE_HTTP_ADAPTER, type GraphQLModule, type GrpcModule } from './internal/optional.js';
+import { loadGraphQL, loadGrpc, loadMiddleware, loadTracing, NODE_HTTP_ADAPTER, type GraphQLModule, type GrpcModule } from './internal/optional.js';
 import { ProtocolManager } from './protocol-manager.js';
 
 /** Which protocols the application serves besides REST. */
@@ -30,6 +31,18 @@ export interface AppOptions extends ApplicationConfig {
   adapter?: { type: string };
   /** Observability: `tracing` turns OpenTelemetry spans on for REST, GraphQL and gRPC. */
   observability?: { tracing?: TracingOptions };
+  /** The port `listen()` binds when called without one. @default 0 (a free port) */
+  port?: number;
+  /** The host `listen()` binds when called without one. @default every interface */
+  host?: string;
+  /** `true` or a `CorsConfig`: installs `cors()` (from `@fw/middleware`) before any other middleware. @default false */
+  cors?: boolean | CorsConfig;
+  /** Global middleware, installed in order after `cors` (as `app.use(mw)` for each). @default [] */
+  middleware?: Middleware[];
+  /** The error handler, as `app.onError(handler)`. @default core's (the error body, 500 for unknown errors) */
+  onError?: ErrorHandler;
+  /** The handler for requests no route matches, as `app.notFound(handler)`. @default core's 404 */
+  onNotFound?: Middleware;
 }
 
 /** The application object `createApp` returns. */
@@ -38,20 +51,51 @@ export interface App extends Application {
   getProtocolManager(): ProtocolManager | undefined;
 }
 
+/** The application `createApp` makes: core's, with the protocol manager and `listen()`'s defaults from the options. */
+class FwApplication extends Application implements App {
+  #manager: ProtocolManager | undefined;
+  readonly #port: number | undefined;
+  readonly #host: string | undefined;
+
+  constructor(config: ApplicationConfig, port: number | undefined, host: string | undefined) {
+    super(config);
+    this.#port = port;
+    this.#host = host;
+  }
+
+  /** Set once, by `createApp`, after the protocol plugins are registered. */
+  attachProtocolManager(manager: ProtocolManager | undefined): void {
+    this.#manager = manager;
+  }
+
+  getProtocolManager(): ProtocolManager | undefined {
+    return this.#manager;
+  }
+
+  /** As core's, with the `port` and `host` of `createApp` where the call gives none. */
+  override listen(port?: number, host?: string, callback?: (info: ListenInfo) => void): Promise<ListenInfo>;
+  override listen(port: number, callback: (info: ListenInfo) => void): Promise<ListenInfo>;
+  override listen(port?: number, hostOrCallback?: string | ((info: ListenInfo) => void), callback?: (info: ListenInfo) => void): Promise<ListenInfo> {
+    const host = typeof hostOrCallback === 'string' ? hostOrCallback : this.#host;
+    const done = typeof hostOrCallback === 'function' ? hostOrCallback : callback;
+    return super.listen(port ?? this.#port, host, done);
+  }
+}
+
 /**
  * Creates an application serving REST, and GraphQL and gRPC when configured. Configuration errors
- * (an unknown option such as `port` or `cors`, a GraphQL config without a schema, gRPC without
- * services or on another adapter) throw here. `@fw/graphql`, `@fw/grpc` and `@fw/tracing` (and the
+ * (an unknown or misspelt option at any level, a value of the wrong type, a GraphQL config without
+ * a schema, gRPC on another adapter) throw here. `@fw/graphql`, `@fw/grpc` and `@fw/tracing` (and the
  * libraries under them) are loaded only when the options ask for them; when one is not installed,
  * the error names the packages to install.
  * @example
- * const app = createApp({ protocols: { graphql: { schema } } });
+ * const app = createApp({ port: 3000, cors: true, middleware: [logger()], protocols: { graphql: { schema } } });
  * app.get('/hello', (ctx) => ctx.json({ hello: 'world' }));
- * await app.listen(3000);
+ * await app.listen();
  */
 export function createApp(options: AppOptions = {}): App {
   checkOptions(options);
-  const { adapter, protocols = {}, observability, ...config } = options;
+  const { adapter, protocols = {}, observability, port, host, cors, middleware = [], onError, onNotFound, ...config } = options;
   if (adapter !== undefined && (adapter === null || typeof adapter !== 'object' || typeof adapter.type !== 'string')) {
     throw new TypeError(`createApp: adapter must be an object with a string "type" (e.g. { type: "${NODE_HTTP_ADAPTER}" })`);
   }
@@ -70,7 +114,13 @@ export function createApp(options: AppOptions = {}): App {
     validateGraphQLConfig(graphql);
   }
 
-  const app = new Application(config) as App;
+  const app = new FwApplication(config, port, host);
+  // cors first: a preflight is answered, and an error answer carries its headers, whatever the
+  // middleware after it does.
+  if (cors !== undefined && cors !== false) app.use(loadMiddleware().cors(cors === true ? {} : cors));
+  for (const mw of middleware) app.use(mw);
+  if (onError !== undefined) app.onError(onError);
+  if (onNotFound !== undefined) app.notFound(onNotFound);
   // Tracing first: its wrapper must be the outermost, around every other plugin's work.
   const tracing = observability?.tracing;
   if (tracing !== undefined && tracing.enabled) app.register(loadTracing().tracingPlugin(tracing));
@@ -83,6 +133,6 @@ export function createApp(options: AppOptions = {}): App {
   if (graphqlInstance) app.register(graphqlInstance);
   if (grpcInstance) app.register(grpcInstance);
   const manager = graphqlInstance || grpcInstance ? new ProtocolManager(graphqlInstance, grpcInstance, app) : undefined;
-  app.getProtocolManager = () => manager;
+  app.attachProtocolManager(manager);
   return app;
 }

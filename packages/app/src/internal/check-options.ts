@@ -1,5 +1,5 @@
 import type { ApplicationConfig } from '@fw/core';
-import type { AppOptions, ProtocolManagerConfig } from '../create-app.js';
+import type { AppOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
 
 // Records keyed by every option name: the compiler fails here when an option is added to the
 // types but not to these lists, so a valid option is never refused.
@@ -15,56 +15,130 @@ const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
   logUnhandledRejections: true,
   methodNotAllowed: true,
 };
-const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true> = { protocols: true, adapter: true, observability: true };
+const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true> = {
+  protocols: true,
+  adapter: true,
+  observability: true,
+  port: true,
+  host: true,
+  cors: true,
+  middleware: true,
+  onError: true,
+  onNotFound: true,
+};
 const PROTOCOL_KEYS: Record<keyof ProtocolManagerConfig, true> = { graphql: true, grpc: true };
 const OBSERVABILITY_KEYS: Record<keyof NonNullable<AppOptions['observability']>, true> = { tracing: true };
+// Checked here, where `@fw/tracing` is not loaded: with tracing off it never is, and a misspelt
+// `enabled` would otherwise leave tracing off without a word. Its values are checked by
+// `tracingPlugin()` when tracing is on.
+const TRACING_KEYS: Record<keyof TracingOptions, true> = {
+  enabled: true,
+  serviceName: true,
+  exporter: true,
+  endpoint: true,
+  otlpHeaders: true,
+  otlpProtocol: true,
+  spanProcessors: true,
+  resourceAttributes: true,
+  tracerProvider: true,
+  responseHeader: true,
+  activeContext: true,
+  ignore: true,
+};
 
-/** Where options written for other frameworks belong in fw; the message names the fw way. */
+/** Names other frameworks use for what fw calls otherwise; the message names the fw way. */
 const HINTS: Record<string, string> = {
-  port: 'pass the port to app.listen(port, host) instead, e.g. await app.listen(3000)',
-  host: 'pass the host to app.listen(port, host) instead, e.g. await app.listen(3000, "0.0.0.0")',
-  hostname: 'pass the host to app.listen(port, host) instead, e.g. await app.listen(3000, "0.0.0.0")',
-  cors: 'add the middleware instead: app.use(cors({ origin: [...] })) (cors from @fw/app/middleware)',
-  middleware: 'register middleware with app.use(mw) instead',
-  middlewares: 'register middleware with app.use(mw) instead',
-  onError: 'set the error handler with app.onError((error, ctx) => ...) instead',
-  errorHandler: 'set the error handler with app.onError((error, ctx) => ...) instead',
-  onNotFound: 'set the 404 handler with app.notFound((ctx) => ...) instead',
-  notFound: 'set the 404 handler with app.notFound((ctx) => ...) instead',
+  hostname: 'did you mean "host"?',
+  errorHandler: 'the error handler is "onError": createApp({ onError: (error, ctx) => ... })',
+  notFound: 'the 404 handler is "onNotFound": createApp({ onNotFound: (ctx) => ... })',
   graphql: 'GraphQL is configured under protocols: createApp({ protocols: { graphql: { schema } } })',
   grpc: 'gRPC is configured under protocols: createApp({ protocols: { grpc: { services } } })',
   tracing: 'tracing is configured under observability: createApp({ observability: { tracing: { enabled: true, serviceName } } })',
 };
 
-function refuseUnknown(value: object, accepted: readonly string[], path: string, hints: Record<string, string>): void {
+/** The edit distance of two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The accepted key a misspelt one was most likely meant as: a case slip, or at most two edits apart. */
+function nearest(key: string, accepted: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of accepted) {
+    const d = candidate.toLowerCase() === lower ? 0 : distance(lower, candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+function refuseUnknown(value: object, accepted: readonly string[], path: string, hints: Record<string, string> = {}): void {
   for (const key of Object.keys(value)) {
     if (accepted.includes(key)) continue;
     const name = path === '' ? key : `${path}.${key}`;
     const hint = Object.hasOwn(hints, key) ? hints[key] : undefined;
-    throw new TypeError(
-      hint === undefined
-        ? `createApp: unknown option "${name}"; the accepted ${path === '' ? 'options' : `keys of ${path}`} are: ${accepted.join(', ')}`
-        : `createApp: unknown option "${name}": ${hint}`,
-    );
+    if (hint !== undefined) throw new TypeError(`createApp: unknown option "${name}": ${hint}`);
+    const near = nearest(key, accepted);
+    const list = `ccepted ${path === '' ? 'options' : `keys of ${path}`} are: ${accepted.join(', ')}`;
+    throw new TypeError(`createApp: unknown option "${name}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
   }
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
+/** The values of the options `createApp` itself applies (the others are checked where they are used). */
+function checkValues(options: AppOptions): void {
+  const { port, host, cors, middleware, onError, onNotFound } = options as Record<keyof AppOptions, unknown>;
+  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new TypeError(`createApp: port must be an integer from 0 to 65535, got ${typeof port === 'number' ? port : kind(port)}`);
+  }
+  if (host !== undefined && (typeof host !== 'string' || host === '')) throw new TypeError(`createApp: host must be a non-empty string, got ${kind(host)}`);
+  if (cors !== undefined && typeof cors !== 'boolean' && !isObject(cors)) {
+    throw new TypeError(`createApp: cors must be true, false or a CorsConfig object ({ origin, methods, ... }), got ${typeof cors === 'string' ? `"${cors}"` : kind(cors)}`);
+  }
+  if (middleware !== undefined) {
+    if (!Array.isArray(middleware)) throw new TypeError(`createApp: middleware must be an array of middleware functions (ctx, next), got ${typeof middleware === 'string' ? `"${middleware}"` : kind(middleware)}`);
+    middleware.forEach((fn: unknown, i) => {
+      if (typeof fn !== 'function') throw new TypeError(`createApp: middleware[${i}] must be a function, got ${kind(fn)}`);
+    });
+  }
+  if (onError !== undefined && typeof onError !== 'function') throw new TypeError(`createApp: onError must be a function (error, ctx), got ${kind(onError)}`);
+  if (onNotFound !== undefined && typeof onNotFound !== 'function') throw new TypeError(`createApp: onNotFound must be a function (ctx), got ${kind(onNotFound)}`);
+}
+
 /**
- * Throws a TypeError for a key `createApp` does not know (top level, `protocols`, `observability`):
- * silently ignoring `port` or `cors` would leave an app on another port without its middleware.
+ * Throws a TypeError for a key `createApp` does not know (top level, `protocols`, `observability`,
+ * `observability.tracing`; the GraphQL and gRPC configs are checked by their packages) and for a
+ * value of the wrong type among the options it applies itself: silently ignoring `prot` or
+ * `enabeld` would leave an app on another port or untraced.
  */
 export function checkOptions(options: unknown): asserts options is AppOptions {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`createApp: options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
-  }
+  if (!isObject(options)) throw new TypeError(`createApp: options must be an object, got ${kind(options)}`);
   refuseUnknown(options, [...Object.keys(APP_KEYS), ...Object.keys(CORE_KEYS)], '', HINTS);
+  checkValues(options);
   const { protocols, observability } = options as AppOptions;
   if (protocols !== undefined) {
-    if (protocols === null || typeof protocols !== 'object') throw new TypeError('createApp: protocols must be an object ({ graphql?, grpc? })');
-    refuseUnknown(protocols, Object.keys(PROTOCOL_KEYS), 'protocols', {});
+    if (!isObject(protocols)) throw new TypeError('createApp: protocols must be an object ({ graphql?, grpc? })');
+    refuseUnknown(protocols, Object.keys(PROTOCOL_KEYS), 'protocols');
   }
   if (observability !== undefined) {
-    if (observability === null || typeof observability !== 'object') throw new TypeError('createApp: observability must be an object ({ tracing? })');
-    refuseUnknown(observability, Object.keys(OBSERVABILITY_KEYS), 'observability', {});
+    if (!isObject(observability)) throw new TypeError('createApp: observability must be an object ({ tracing? })');
+    refuseUnknown(observability, Object.keys(OBSERVABILITY_KEYS), 'observability');
+    const { tracing } = observability as { tracing?: unknown };
+    if (tracing !== undefined) {
+      if (!isObject(tracing)) throw new TypeError(`createApp: observability.tracing must be an object ({ enabled, serviceName, ... }), got ${kind(tracing)}`);
+      refuseUnknown(tracing, Object.keys(TRACING_KEYS), 'observability.tracing');
+      if (typeof tracing.enabled !== 'boolean') throw new TypeError(`createApp: observability.tracing.enabled must be true or false, got ${kind(tracing.enabled)}`);
+    }
   }
 }
