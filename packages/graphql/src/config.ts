@@ -20,20 +20,24 @@ const DEFAULT_CACHE = { maxEntries: 1000, maxSize: 4 * 1024 * 1024 };
 const HOW_TO_PASS =
   'pass { schema } with a GraphQLSchema from the graphql package, e.g. { schema: buildSchema(`type Query { hello: String }`) } or { schema: new GraphQLSchema({ query }) }, or leave it out to serve the operations that name graphql';
 
-const KNOWN_KEYS = new Set<string>([
-  'path',
-  'schema',
-  'context',
-  'playground',
-  'introspection',
-  'rootValue',
-  'maskErrors',
-  'limits',
-  'validationRules',
-  'documentCache',
-  'persistedQueries',
-  'onLog',
-]);
+// Every option name, typed: the compiler fails here when an option is added to GraphQLConfig but
+// not to this list, so a valid option is never refused.
+const CONFIG_KEYS: Record<keyof GraphQLConfig, true> = {
+  path: true,
+  schema: true,
+  context: true,
+  playground: true,
+  introspection: true,
+  rootValue: true,
+  maskErrors: true,
+  limits: true,
+  validationRules: true,
+  documentCache: true,
+  persistedQueries: true,
+  onLog: true,
+};
+const KNOWN_KEYS = new Set<string>(Object.keys(CONFIG_KEYS));
+const CACHE_KEYS = new Set<string>(['maxEntries', 'maxSize']);
 const LIMIT_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_LIMITS));
 
 /** The configuration with every default applied (internal). */
@@ -69,7 +73,7 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   }
   const c = config as Record<string, unknown>;
   for (const key of Object.keys(c)) {
-    if (!KNOWN_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown option "${key}"; known options are ${[...KNOWN_KEYS].join(', ')}.`);
+    if (!KNOWN_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown option "${key}"; ${suggest(key, KNOWN_KEYS)}nown options are ${[...KNOWN_KEYS].join(', ')}.`);
   }
   if (c.schema !== undefined) {
     let schemaOk: boolean;
@@ -101,9 +105,9 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
     throw new TypeError('GraphQL config: `validationRules` must be an array of graphql validation rules (functions).');
   }
   if (c.limits !== undefined) {
-    if (c.limits === null || typeof c.limits !== 'object') throw new TypeError(`GraphQL config: \`limits\` must be an object, got ${describe(c.limits)}.`);
+    if (c.limits === null || typeof c.limits !== 'object' || Array.isArray(c.limits)) throw new TypeError(`GraphQL config: \`limits\` must be an object, got ${describe(c.limits)}.`);
     for (const [key, value] of Object.entries(c.limits)) {
-      if (!LIMIT_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown limit "${key}"; known limits are ${[...LIMIT_KEYS].join(', ')}.`);
+      if (!LIMIT_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown limit "${key}"; ${suggest(key, LIMIT_KEYS)}nown limits are ${[...LIMIT_KEYS].join(', ')}.`);
       if (value !== undefined && value !== false && !isPositiveInteger(value)) {
         throw new TypeError(`GraphQL config: \`limits.${key}\` must be a positive integer or false, got ${describe(value)}.`);
       }
@@ -111,9 +115,9 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   }
   if (c.documentCache !== undefined && c.documentCache !== false) {
     const cache = c.documentCache;
-    if (cache === null || typeof cache !== 'object') throw new TypeError(`GraphQL config: \`documentCache\` must be an object or false, got ${describe(cache)}.`);
+    if (cache === null || typeof cache !== 'object' || Array.isArray(cache)) throw new TypeError(`GraphQL config: \`documentCache\` must be an object or false, got ${describe(cache)}.`);
     for (const [key, value] of Object.entries(cache)) {
-      if (key !== 'maxEntries' && key !== 'maxSize') throw new TypeError(`GraphQL config: unknown documentCache option "${key}"; known are maxEntries, maxSize.`);
+      if (!CACHE_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown documentCache option "${key}"; ${suggest(key, CACHE_KEYS)}nown are maxEntries, maxSize.`);
       if (value !== undefined && !isPositiveInteger(value)) throw new TypeError(`GraphQL config: \`documentCache.${key}\` must be a positive integer, got ${describe(value)}.`);
     }
   }
@@ -153,6 +157,28 @@ function isPositiveInteger(value: unknown): value is number {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The edit distance of two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** `did you mean "x"? K` for a key at most two edits from a known one, else `k` (the message goes on with "nown ..."). */
+function suggest(key: string, known: ReadonlySet<string>): string {
+  let near: string | undefined;
+  let best = 3;
+  for (const name of known) {
+    const d = distance(key.toLowerCase(), name.toLowerCase());
+    if (d < best) [near, best] = [name, d];
+  }
+  return near === undefined ? 'k' : `did you mean "${near}"? K`;
 }
 
 function describe(value: unknown): string {

@@ -24,8 +24,16 @@ describe('validateGraphQLConfig', () => {
   });
 
   it('refuses unknown options so that typos do not pass silently', () => {
-    expect(() => validateGraphQLConfig({ schema, introspecton: false })).toThrow(/unknown option "introspecton"; known options are .*introspection/);
+    expect(() => validateGraphQLConfig({ schema, introspecton: false })).toThrow(/unknown option "introspecton"; did you mean "introspection"\? Known options are .*introspection/);
+    expect(() => validateGraphQLConfig({ schema, colour: 'blue' })).toThrow(/unknown option "colour"; known options are path, schema/);
     expect(() => validateGraphQLConfig({ schema, limits: { depth: 3 } })).toThrow(/unknown limit "depth"; known limits are maxDepth/);
+    expect(() => validateGraphQLConfig({ schema, limits: { maxDepht: 3 } })).toThrow(/unknown limit "maxDepht"; did you mean "maxDepth"\? Known limits are maxDepth/);
+    expect(() => validateGraphQLConfig({ schema, documentCache: { maxEntires: 5 } })).toThrow(/unknown documentCache option "maxEntires"; did you mean "maxEntries"\? Known are maxEntries, maxSize/);
+  });
+
+  it('refuses an array where limits or documentCache take an object', () => {
+    expect(() => validateGraphQLConfig({ schema, limits: [5] })).toThrow(/`limits` must be an object, got an array/);
+    expect(() => validateGraphQLConfig({ schema, documentCache: [] })).toThrow(/`documentCache` must be an object or false, got an array/);
   });
 
   it('checks the type of every option', () => {
