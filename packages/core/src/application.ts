@@ -159,8 +159,11 @@ export class Application {
   operation(op: Operation): this {
     if (!isOperation(op)) throw new TypeError('operation() expects an operation made by defineOperation()');
     if (this.#operations.some((known) => known.name === op.name)) throw new Error(`An operation named "${op.name}" is already registered`);
+    // The REST route is checked first: a taken path leaves the operation registered nowhere.
+    const route = op.rest !== undefined ? operationRoute(op) : undefined;
+    if (route !== undefined) this.#root._assertFree(route);
     for (const hook of this.#operationHooks) hook(op);
-    if (op.rest !== undefined) this.#root.route(operationRoute(op));
+    if (route !== undefined) this.#root.route(route);
     this.#operations = Object.freeze([...this.#operations, op]);
     return this;
   }

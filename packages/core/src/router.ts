@@ -33,6 +33,21 @@ interface RouteEntry {
   handlers: AnyMiddleware[];
   schema: RouteSchema | undefined;
   meta: RouteMeta | undefined;
+  /** Where the route was registered (its stack is read only to report a clash). */
+  site: Error;
+}
+
+/** A route as the duplicate check knows it: the method, the full path and where it came from. */
+interface Registration {
+  method: HTTPMethod;
+  path: string;
+  entry: RouteEntry;
+}
+
+/** A registration and the unmounted router whose registry it goes into. */
+interface Placed {
+  root: Router;
+  registration: Registration;
 }
 
 interface MountEntry {
@@ -98,6 +113,8 @@ export class Router {
   readonly #entries: Array<RouteEntry | MountEntry> = [];
   readonly #middleware: AnyMiddleware[] = [];
   readonly #parents = new Set<Router>();
+  /** While this router is not mounted: every registration below it, by method and path shape. */
+  #registry: Map<string, Registration> | undefined;
   #compiled: { matcher: TrieMatcher<CompiledRoute>; routes: Route[] } | undefined;
 
   constructor(config: RouterConfig = {}) {
@@ -156,9 +173,8 @@ export class Router {
 
   /** Registers a route given as a record: `{ method, path, handler, middleware?, schema?, meta? }`. */
   route(definition: RouteDefinition): this {
-    const { method, path, handler, middleware = [], schema, meta } = definition;
-    const methods = method === 'ALL' ? HTTP_METHODS : Array.isArray(method) ? method : [method];
-    for (const m of methods) if (!HTTP_METHODS.includes(m)) throw new TypeError(`Unknown HTTP method "${String(m)}" for route "${path}"`);
+    const { handler, middleware = [], schema, meta } = definition;
+    const { methods, path } = methodsOf(definition);
     return this.#add(methods, path, [...middleware, handler], schema, meta);
   }
 
@@ -245,10 +261,96 @@ export class Router {
 
   #mount(prefix: string, router: Router): this {
     if (router === this || router.#contains(this)) throw new Error('A router cannot be mounted inside itself');
+    const site = captureSite();
+    const found: Placed[] = [];
+    for (const { root, prefix: base } of Router.#places(this)) {
+      Router.#collect(router, joinPaths(joinPaths(base, this.#prefix), prefix), (registration) => found.push({ root, registration }));
+    }
+    Router.#claim(found, site);
     this.#entries.push({ kind: 'mount', prefix, router });
     router.#parents.add(this);
+    // Mounted: its routes are checked in the registries of the routers above it from now on.
+    router.#registry = undefined;
     this._touch();
     return this;
+  }
+
+  /**
+   * @internal Throws as registering the route would, without registering it (an operation checks
+   * its REST route before any plugin sees it).
+   */
+  _assertFree(definition: RouteDefinition): void {
+    const { methods, path } = methodsOf(definition);
+    const entry: RouteEntry = { kind: 'route', methods, path, handlers: [], schema: undefined, meta: definition.meta, site: captureSite() };
+    Router.#claim(this.#registrationsOf(entry), entry.site, true);
+  }
+
+  /** The registrations of a new route of this router, in each unmounted router above it (or this one). */
+  #registrationsOf(entry: RouteEntry): Placed[] {
+    const found: Placed[] = [];
+    for (const { root, prefix } of Router.#places(this)) {
+      const path = joinPaths(joinPaths(prefix, this.#prefix), entry.path);
+      for (const method of entry.methods) found.push({ root, registration: { method, path, entry } });
+    }
+    return found;
+  }
+
+  /**
+   * Records each registration in the registry of its unmounted router, or throws naming both
+   * registrations when one is already there (nothing is recorded then).
+   */
+  static #claim(found: readonly Placed[], site: Error, dryRun = false): void {
+    const pending = new Map<Router, Map<string, Registration>>();
+    for (const { root, registration } of found) {
+      const key = `${registration.method} ${pathShape(registration.path)}`;
+      let added = pending.get(root);
+      if (added === undefined) pending.set(root, (added = new Map<string, Registration>()));
+      const first = root.#registryOf().get(key) ?? added.get(key);
+      if (first !== undefined) throw duplicateRoute(first, registration, site);
+      added.set(key, registration);
+    }
+    if (dryRun) return;
+    for (const [root, added] of pending) {
+      const registry = root.#registryOf();
+      for (const [key, registration] of added) registry.set(key, registration);
+    }
+  }
+
+  /** This (unmounted) router's registry, built from its tree the first time it is needed. */
+  #registryOf(): Map<string, Registration> {
+    if (this.#registry !== undefined) return this.#registry;
+    const registry = new Map<string, Registration>();
+    Router.#collect(this, '', (registration) => {
+      registry.set(`${registration.method} ${pathShape(registration.path)}`, registration);
+    });
+    return (this.#registry = registry);
+  }
+
+  /**
+   * Each place `router` sits in the tree of an unmounted router: the prefix its own prefix is joined
+   * to there (the same joins `#walk` makes). A router mounted twice has two places.
+   */
+  static #places(router: Router): Array<{ root: Router; prefix: string }> {
+    if (router.#parents.size === 0) return [{ root: router, prefix: '' }];
+    const places: Array<{ root: Router; prefix: string }> = [];
+    for (const parent of router.#parents) {
+      for (const place of Router.#places(parent)) {
+        const base = joinPaths(place.prefix, parent.#prefix);
+        for (const entry of parent.#entries) {
+          if (entry.kind === 'mount' && entry.router === router) places.push({ root: place.root, prefix: joinPaths(base, entry.prefix) });
+        }
+      }
+    }
+    return places;
+  }
+
+  /** Every registration of `router`'s tree, its full paths under `base`. */
+  static #collect(router: Router, base: string, emit: (registration: Registration) => void): void {
+    const prefix = joinPaths(base, router.#prefix);
+    for (const entry of router.#entries) {
+      if (entry.kind === 'mount') Router.#collect(entry.router, joinPaths(prefix, entry.prefix), emit);
+      else for (const method of entry.methods) emit({ method, path: joinPaths(prefix, entry.path), entry });
+    }
   }
 
   #contains(other: Router): boolean {
@@ -257,7 +359,9 @@ export class Router {
 
   #add(methods: readonly HTTPMethod[], path: string, handlers: unknown[], schema?: RouteSchema, meta?: RouteMeta): this {
     assertHandlers(path, handlers);
-    this.#entries.push({ kind: 'route', methods, path, handlers, schema, meta });
+    const entry: RouteEntry = { kind: 'route', methods, path, handlers, schema, meta, site: captureSite() };
+    Router.#claim(this.#registrationsOf(entry), entry.site);
+    this.#entries.push(entry);
     this._touch();
     return this;
   }
@@ -316,6 +420,73 @@ export class Router {
       emit(entry.methods, route, compose<Context>(chainList as Middleware<Context>[]));
     }
   }
+}
+
+/** The methods of a route record, checked. */
+function methodsOf(definition: RouteDefinition): { methods: readonly HTTPMethod[]; path: string } {
+  const { method, path } = definition;
+  const methods = method === 'ALL' ? HTTP_METHODS : Array.isArray(method) ? method : [method];
+  for (const m of methods) if (!HTTP_METHODS.includes(m)) throw new TypeError(`Unknown HTTP method "${String(m)}" for route "${path}"`);
+  return { methods, path };
+}
+
+/** What makes two paths the same route: param names do not count, nor does one trailing slash. */
+function pathShape(path: string): string {
+  const normalized = normalizePath(path);
+  if (normalized.indexOf(':') === -1) return normalized;
+  return normalized
+    .split('/')
+    .map((segment) => (segment.charCodeAt(0) === 58 /* : */ ? ':' : segment))
+    .join('/');
+}
+
+/** Frames kept when capturing where a route was registered: enough to get past the framework's own. */
+const SITE_FRAMES = 24;
+
+/** Where the caller is: an Error whose stack is only formatted if a clash is reported. */
+function captureSite(): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = SITE_FRAMES;
+  try {
+    return new Error('registered here');
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/** The first frame of `site` outside the framework's own files: `file:line:column`. */
+function placeOf(site: Error): string {
+  const frames = (site.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at '));
+  const location = (frame: string): string => {
+    const inParens = /\((.*)\)\s*$/.exec(frame);
+    return (inParens ? inParens[1]! : frame.trim().slice(3)).replace(/^file:\/\//, '');
+  };
+  const own = location(frames[0] ?? '');
+  const ownDir = own.slice(0, Math.max(own.lastIndexOf('/'), own.lastIndexOf('\\')) + 1);
+  for (const frame of frames) {
+    const where = location(frame);
+    if (where.startsWith('node:') || where.startsWith('native')) continue;
+    // The framework's own files sit beside this one (its tests excepted).
+    if (ownDir !== '' && where.startsWith(ownDir) && !/\.(test|spec)\.[cm]?[jt]s:/.test(where)) continue;
+    const cwd = typeof process === 'object' ? `${process.cwd()}/` : '';
+    return cwd !== '/' && where.startsWith(cwd) ? where.slice(cwd.length) : where;
+  }
+  return 'an unknown place';
+}
+
+/** Who registered a route, when it was not written by hand: `by operation "name"`. */
+function byWhom(entry: RouteEntry): string {
+  const op = entry.meta?.operation;
+  return op !== undefined ? ` by operation "${op.name}"` : '';
+}
+
+/** The error for a second registration of a method and path shape. */
+function duplicateRoute(first: Registration, now: Registration, site: Error): Error {
+  const as = first.path === now.path ? '' : ` as ${first.method} ${first.path}`;
+  return new Error(
+    `${now.method} ${now.path} is already registered${as}${byWhom(first.entry)} ` +
+      `(first at ${placeOf(first.entry.site)}, now at ${placeOf(site)}${byWhom(now.entry)})`,
+  );
 }
 
 /** The route's leaf for a method, a HEAD request falling back to the GET route. */

@@ -263,20 +263,17 @@ describe('route handling', () => {
     expect(Object.keys(doc.paths['/opts']!)).toEqual(['options']);
   });
 
-  it('warns about a route shadowed by an earlier one and about differently named path parameters', () => {
+  it('warns about differently named path parameters of one path', () => {
     const app = new Application();
     app.get('/users/:id', (ctx) => ctx.json(1));
-    app.get('/users/:userId', (ctx) => ctx.json(2));
+    // The same method and path shape cannot be registered twice, so no route is shadowed.
+    expect(() => app.get('/users/:userId', (ctx) => ctx.json(2))).toThrow('GET /users/:userId is already registered');
     app.delete('/users/:userId', (ctx) => ctx.status(204));
     const { warnings, onWarning } = collect();
     const doc = openapi(app, { onWarning });
     expect(Object.keys(doc.paths)).toEqual(['/users/{id}']);
     expect(doc.paths['/users/{id}']!.delete!.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
-    expect(warnings.map((w) => [w.code, w.method, w.path])).toEqual([
-      ['path-param-names', 'GET', '/users/:userId'],
-      ['shadowed-route', 'GET', '/users/:userId'],
-      ['path-param-names', 'DELETE', '/users/:userId'],
-    ]);
+    expect(warnings.map((w) => [w.code, w.method, w.path])).toEqual([['path-param-names', 'DELETE', '/users/:userId']]);
     expect(validateOpenAPI(doc)[0]!.valid).toBe(true);
   });
 
