@@ -151,6 +151,25 @@ describe('the @fw/app root', () => {
     expect(metaOf(app.authenticate)).toEqual({ auth: true });
   });
 
+  it('serves a route guarded by the root authenticate, as middleware as it stands and as a factory', async () => {
+    const target = app.createApp();
+    const verifier = (token: string): { sub: string } | undefined => (token === 'good' ? { sub: 'ada' } : undefined);
+    target.get('/me', app.authenticate(verifier), (ctx) => ctx.json(ctx.user));
+    target.get('/bare', app.authenticate, (ctx) => ctx.json(ctx.user));
+    app.authenticate.configure(verifier);
+    try {
+      expect((await target.inject({ url: '/me', headers: { authorization: 'Bearer good' } })).json()).toEqual({ sub: 'ada' });
+      expect((await target.inject({ url: '/me' })).statusCode).toBe(401);
+      expect((await target.inject({ url: '/bare', headers: { authorization: 'Bearer good' } })).json()).toEqual({ sub: 'ada' });
+      expect((await target.inject({ url: '/bare', headers: { authorization: 'Bearer bad' } })).statusCode).toBe(401);
+      const paths = app.openapi(target).paths;
+      expect(paths['/bare']?.get?.security).toEqual([{ bearerAuth: [] }]);
+      expect(paths['/me']?.get?.security).toEqual([{ bearerAuth: [] }]);
+    } finally {
+      app.authenticate.configure(null);
+    }
+  });
+
   it('declares every value and type of every package in its published types', () => {
     const declared = new Set(declaredExports(dist('app')));
     const expected = [...TYPES, 'createApp', 'emit', ...OWNERS.flatMap((owner) => declaredExports(dist(owner)))];
