@@ -118,18 +118,19 @@ describe('a REST program written for the spec', () => {
 });
 
 describe('createApp onError and onNotFound options', () => {
-  it('answers with the handlers given to createApp', async () => {
+  it('answers with the handlers given to createApp, after app.use(cors())', async () => {
     const app = createApp({
       onError: (err: HTTPError, ctx: Context) => ctx.json({ failed: err.statusCode }, 503),
       onNotFound: (ctx: Context) => ctx.json({ nothing: ctx.path }, 404),
     });
+    app.use(cors());
     app.get('/boom', () => {
       throw new Error('down');
     });
     const boom = await app.inject({ method: 'GET', url: '/boom' });
     expect([boom.statusCode, boom.json()]).toEqual([503, { failed: 500 }]);
-    const none = await app.inject({ method: 'GET', url: '/nowhere' });
-    expect([none.statusCode, none.json()]).toEqual([404, { nothing: '/nowhere' }]);
+    const none = await app.inject({ method: 'GET', url: '/nowhere', headers: { origin: 'https://any.example' } });
+    expect([none.statusCode, none.json(), none.headers['access-control-allow-origin']]).toEqual([404, { nothing: '/nowhere' }, '*']);
   });
 });
 
