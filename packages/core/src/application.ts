@@ -34,6 +34,8 @@ export class Application {
   readonly #root = new Router();
   readonly #settings: ContextSettings;
   readonly #maxUrlLength: number;
+  readonly #listenPort: number;
+  readonly #listenHost: string | undefined;
   readonly #log: LogFunction;
   readonly #pipeline: Pipeline;
   readonly #responder: Responder;
@@ -47,6 +49,8 @@ export class Application {
     const resolved = resolveConfig(config);
     this.#settings = resolved.settings;
     this.#maxUrlLength = resolved.maxUrlLength;
+    this.#listenPort = resolved.port;
+    this.#listenHost = resolved.host;
     this.#log = createLogger(config.onLog);
     this.#pipeline = new Pipeline(this.#root, resolved.methodNotAllowed);
     this.#root._around = this.#pipeline.middleware;
@@ -214,11 +218,16 @@ export class Application {
     return this.#server.server;
   }
 
-  /** Starts the HTTP server (and plugin listeners); resolves once all are bound. */
+  /**
+   * Starts the HTTP server (and plugin listeners); resolves once all are bound, with the address
+   * bound (`url` is `http://[::]:3000` when every interface is). Without a port or host, the
+   * configuration's `port` and `host` are used (a free port on every interface by default).
+   */
   listen(port?: number, host?: string, callback?: (info: ListenInfo) => void): Promise<ListenInfo>;
-  listen(port: number, callback: (info: ListenInfo) => void): Promise<ListenInfo>;
-  async listen(port = 0, hostOrCallback?: string | ((info: ListenInfo) => void), maybeCallback?: (info: ListenInfo) => void): Promise<ListenInfo> {
-    const info = await this.#server.listen(this.handler, port, typeof hostOrCallback === 'string' ? hostOrCallback : undefined);
+  listen(port: number | undefined, callback: (info: ListenInfo) => void): Promise<ListenInfo>;
+  async listen(port?: number, hostOrCallback?: string | ((info: ListenInfo) => void), maybeCallback?: (info: ListenInfo) => void): Promise<ListenInfo> {
+    const host = typeof hostOrCallback === 'string' ? hostOrCallback : this.#listenHost;
+    const info = await this.#server.listen(this.handler, port ?? this.#listenPort, host);
     (typeof hostOrCallback === 'function' ? hostOrCallback : maybeCallback)?.(info);
     return info;
   }

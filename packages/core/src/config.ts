@@ -7,6 +7,10 @@ import type { TimeoutConfig } from './server.js';
 
 /** Options of `new Application()` (and of `createApp` in `@fw/app`). */
 export interface ApplicationConfig {
+  /** The port `listen()` binds when called without one. @default 0 (a free port, chosen by the system) */
+  port?: number;
+  /** The host `listen()` binds when called without one. @default every interface (`::`, or `0.0.0.0` without IPv6) */
+  host?: string;
   /** Largest request body in bytes; more is answered 413. @default 1048576 (1 MiB) */
   bodyLimit?: number;
   /** Most keys in a query string or URL-encoded body; more is answered 400. @default 1000 */
@@ -37,6 +41,8 @@ export interface ApplicationConfig {
 
 /** The configuration with every default applied and every number checked. */
 export interface ResolvedConfig {
+  port: number;
+  host: string | undefined;
   settings: ContextSettings;
   maxUrlLength: number;
   methodNotAllowed: boolean;
@@ -57,13 +63,26 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   return value;
 }
 
+/** A port to listen on: an integer from 0 (any free port) to 65535. */
+function portNumber(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535) {
+    const given: unknown = value;
+    throw new TypeError(`port must be an integer from 0 to 65535, got ${typeof given === 'string' ? `"${given}"` : String(given)}`);
+  }
+  return value;
+}
+
 /** Applies the defaults; a number that is not positive throws a TypeError naming the option. */
 export function resolveConfig(config: ApplicationConfig): ResolvedConfig {
+  if (config.host !== undefined && typeof config.host !== 'string') throw new TypeError(`host must be a string, got ${typeof config.host}`);
   const bodyLimit = positive('bodyLimit', config.bodyLimit, DEFAULT_BODY_LIMIT);
   const maxKeys = positive('maxQueryKeys', config.maxQueryKeys, DEFAULT_MAX_KEYS);
   const maxUrlLength = positive('maxUrlLength', config.maxUrlLength, 8192);
   const maxJsonDepth = positiveInteger('maxJsonDepth', config.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH);
   return {
+    port: portNumber(config.port),
+    host: config.host,
     settings: { bodyLimit, maxKeys, maxJsonDepth, trustProxy: config.trustProxy ?? false },
     maxUrlLength,
     methodNotAllowed: config.methodNotAllowed ?? true,

@@ -8,7 +8,7 @@ import type { AnyMiddleware, Middleware, Route } from './types.js';
 export interface ListenInfo {
   port: number;
   host: string;
-  /** `http://<host>:<port>`, with `localhost` for a wildcard address. */
+  /** `http://<address>:<port>` with the address bound: `http://[::]:3000` when every interface is, `http://127.0.0.1:3000` for the loopback. */
   url: string;
 }
 

@@ -122,7 +122,8 @@ export class NodeServer {
       this.#stopRejectionLog = reportUnhandledRejections((reason) => log('Unhandled promise rejection (the server keeps running)', reason));
     }
     const address = server.address() as AddressInfo;
-    const shownHost = address.address === '::' || address.address === '0.0.0.0' ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    // The address really bound: a wildcard one (`::`, `0.0.0.0`) says every interface is.
+    const shownHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
     const info: ListenInfo = { port: address.port, host: address.address, url: `http://${shownHost}:${address.port}` };
     try {
       for (const hook of this.settings.listenHooks) await hook(info);

@@ -2,7 +2,7 @@ import { hostOf } from './host.js';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { Application, type ApplicationConfig } from '../src/index.js';
+import { Application, type ApplicationConfig, type ListenInfo } from '../src/index.js';
 import { RawConnection, parseHead, send } from './http-client.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -211,11 +211,75 @@ describe('listen', () => {
     const info = await called;
     try {
       expect(info.port).toBeGreaterThan(0);
-      expect(info.url).toBe(`http://localhost:${info.port}`);
       expect((await send(info.port, { path: '/ping' })).text).toBe('pong');
     } finally {
       await app.close();
     }
+  });
+
+  it('reports the address it really bound: every interface is [::] or 0.0.0.0, not localhost', async () => {
+    const app = new Application();
+    app.get('/ping', (ctx) => ctx.text('pong'));
+    const info = await app.listen();
+    try {
+      expect(['::', '0.0.0.0']).toContain(info.host);
+      expect(info.url).toBe(info.host === '::' ? `http://[::]:${info.port}` : `http://0.0.0.0:${info.port}`);
+      expect(info.url).not.toContain('localhost');
+    } finally {
+      await app.close();
+    }
+    const ipv4 = new Application();
+    const any4 = await ipv4.listen(0, '0.0.0.0');
+    await ipv4.close();
+    expect(any4).toEqual({ port: any4.port, host: '0.0.0.0', url: `http://0.0.0.0:${any4.port}` });
+  });
+
+  it('writes an IPv6 address in brackets', async () => {
+    const app = new Application();
+    let info: ListenInfo;
+    try {
+      info = await app.listen(0, '::1');
+    } catch {
+      return; // No IPv6 loopback on this machine.
+    } finally {
+      await app.close();
+    }
+    expect(info).toEqual({ port: info.port, host: '::1', url: `http://[::1]:${info.port}` });
+  });
+
+  it('binds the port and host of the configuration when listen() is called without them', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const free = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const app = new Application({ port: free, host: '127.0.0.1' });
+    app.get('/ping', (ctx) => ctx.text('pong'));
+    const info = await app.listen();
+    try {
+      expect(info).toEqual({ port: free, host: '127.0.0.1', url: `http://127.0.0.1:${free}` });
+      expect((await send(free, { path: '/ping' })).text).toBe('pong');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('lets the arguments of listen() win over the configuration', async () => {
+    const app = new Application({ port: 1, host: '0.0.0.0' });
+    const info = await app.listen(0, '127.0.0.1');
+    await app.close();
+    expect(info.host).toBe('127.0.0.1');
+    expect(info.port).not.toBe(1);
+    const hostOnly = new Application({ host: '127.0.0.1' });
+    const called = await new Promise<{ host: string }>((resolve) => void hostOnly.listen(0, resolve));
+    await hostOnly.close();
+    expect(called.host).toBe('127.0.0.1');
+  });
+
+  it('rejects a configured port or host of the wrong kind when the application is made', () => {
+    expect(() => new Application({ port: 70000 })).toThrow('port must be an integer from 0 to 65535, got 70000');
+    expect(() => new Application({ port: -1 })).toThrow(TypeError);
+    expect(() => new Application({ port: '3000' as unknown as number })).toThrow(TypeError);
+    expect(() => new Application({ host: 42 as unknown as string })).toThrow('host must be a string, got number');
   });
 
   it('reports the host it bound', async () => {
