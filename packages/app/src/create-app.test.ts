@@ -199,6 +199,16 @@ describe('createApp', () => {
       );
     });
 
+    it('refuses a misspelt exporter or OTLP protocol even with tracing off, without loading @fw/tracing', () => {
+      expect(() => createApp({ observability: { tracing: { enabled: false, serviceName: 'shop', exporter: 'nonee' as 'none' } } })).toThrow(
+        /createApp: observability\.tracing\.exporter must be 'otlp', 'console', 'none' or a span exporter, got "nonee"; did you mean "none"\?/,
+      );
+      expect(() => createApp({ observability: { tracing: { enabled: false, serviceName: 'shop', otlpProtocol: 'grpc' as 'http/json' } } })).toThrow(
+        /createApp: observability\.tracing\.otlpProtocol must be 'http\/protobuf' or 'http\/json', got "grpc"/,
+      );
+      expect(() => createApp({ observability: { tracing: { enabled: false, serviceName: 42 as unknown as string } } })).toThrow(/createApp: observability\.tracing\.serviceName must be a non-empty string/);
+    });
+
     it('refuses observability.tracing without a boolean enabled', () => {
       expect(() => createApp({ observability: { tracing: foreign({ serviceName: 'shop' }) as never } })).toThrow(/createApp: observability\.tracing\.enabled must be true or false/);
       expect(() => createApp({ observability: { tracing: foreign({ enabled: 'yes', serviceName: 'shop' }) as never } })).toThrow(/createApp: observability\.tracing\.enabled must be true or false/);

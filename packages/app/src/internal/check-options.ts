@@ -1,9 +1,13 @@
 import type { ApplicationConfig } from '@fw/core';
+import type { OtlpProtocol, TracingExporter } from '@fw/tracing';
 import type { AppOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
 
 // Records keyed by every option name: the compiler fails here when an option is added to the
 // types but not to these lists, so a valid option is never refused.
-const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
+// `port` and `host` are createApp's own (it hands them to `listen()`), whether or not core's
+// ApplicationConfig declares them too.
+type ListenKeys = 'port' | 'host';
+const CORE_KEYS: Record<Exclude<keyof ApplicationConfig, ListenKeys>, true> = {
   bodyLimit: true,
   maxQueryKeys: true,
   maxUrlLength: true,
@@ -15,7 +19,7 @@ const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
   logUnhandledRejections: true,
   methodNotAllowed: true,
 };
-const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true> = {
+const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig> | ListenKeys, true> = {
   protocols: true,
   adapter: true,
   observability: true,
@@ -45,6 +49,11 @@ const TRACING_KEYS: Record<keyof TracingOptions, true> = {
   activeContext: true,
   ignore: true,
 };
+
+// The named values of the tracing options, typed by `@fw/tracing`'s own types (a new one fails
+// to compile here until it is listed), so a misspelt one is refused with tracing off as well.
+const EXPORTERS: Record<Extract<TracingExporter, string>, true> = { otlp: true, console: true, none: true };
+const OTLP_PROTOCOLS: Record<OtlpProtocol, true> = { 'http/protobuf': true, 'http/json': true };
 
 /** Names other frameworks use for what fw calls otherwise; the message names the fw way. */
 const HINTS: Record<string, string> = {
@@ -116,6 +125,23 @@ function checkValues(options: AppOptions): void {
   if (onNotFound !== undefined && typeof onNotFound !== 'function') throw new TypeError(`createApp: onNotFound must be a function (ctx), got ${kind(onNotFound)}`);
 }
 
+/** What can be checked of `observability.tracing` without loading `@fw/tracing` (which checks the rest when tracing is on). */
+function checkTracingValues(tracing: Record<string, unknown>): void {
+  const { enabled, serviceName, exporter, otlpProtocol } = tracing;
+  const path = 'createApp: observability.tracing';
+  if (typeof enabled !== 'boolean') throw new TypeError(`${path}.enabled must be true or false, got ${kind(enabled)}`);
+  if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) throw new TypeError(`${path}.serviceName must be a non-empty string, got ${kind(serviceName)}`);
+  if (exporter !== undefined && typeof exporter !== 'object' && !(typeof exporter === 'string' && Object.hasOwn(EXPORTERS, exporter))) {
+    const near = typeof exporter === 'string' ? nearest(exporter, Object.keys(EXPORTERS)) : undefined;
+    throw new TypeError(
+      `${path}.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${typeof exporter === 'string' ? `"${exporter}"` : kind(exporter)}${near === undefined ? '' : `; did you mean "${near}"?`}`,
+    );
+  }
+  if (otlpProtocol !== undefined && !(typeof otlpProtocol === 'string' && Object.hasOwn(OTLP_PROTOCOLS, otlpProtocol))) {
+    throw new TypeError(`${path}.otlpProtocol must be 'http/protobuf' or 'http/json', got ${typeof otlpProtocol === 'string' ? `"${otlpProtocol}"` : kind(otlpProtocol)}`);
+  }
+}
+
 /**
  * Throws a TypeError for a key `createApp` does not know (top level, `protocols`, `observability`,
  * `observability.tracing`; the GraphQL and gRPC configs are checked by their packages) and for a
@@ -138,7 +164,7 @@ export function checkOptions(options: unknown): asserts options is AppOptions {
     if (tracing !== undefined) {
       if (!isObject(tracing)) throw new TypeError(`createApp: observability.tracing must be an object ({ enabled, serviceName, ... }), got ${kind(tracing)}`);
       refuseUnknown(tracing, Object.keys(TRACING_KEYS), 'observability.tracing');
-      if (typeof tracing.enabled !== 'boolean') throw new TypeError(`createApp: observability.tracing.enabled must be true or false, got ${kind(tracing.enabled)}`);
+      checkTracingValues(tracing);
     }
   }
 }
