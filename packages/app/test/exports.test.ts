@@ -120,7 +120,10 @@ describe('the @fw/app root', () => {
   });
 
   it("constructs, extends and recognises the package's classes through the root's", () => {
-    const store = new app.MemoryStore();
+    // The class names are types too, generic where the package's are (checked by the typecheck step).
+    const store: app.MemoryStore = new app.MemoryStore();
+    const context: app.GrpcContext<{ id: string }> | undefined = undefined as grpc.GrpcContext<{ id: string }> | undefined;
+    expect(context).toBeUndefined();
     expect(store).toBeInstanceOf(middleware.MemoryStore);
     expect(new middleware.MemoryStore()).toBeInstanceOf(app.MemoryStore);
     class CountingStore extends app.MemoryStore {

@@ -14,7 +14,7 @@ export const validateGrpcConfig: typeof R.validateGrpcConfig = lazyFunction('val
 /** `@fw/grpc`'s `GrpcContext` class, loaded on first use. */
 export const GrpcContext: typeof R.GrpcContext = lazyClass('GrpcContext', () => load().GrpcContext);
 /** An instance of `@fw/grpc`'s `GrpcContext`. */
-export type GrpcContext = R.GrpcContext;
+export type GrpcContext<TRequest = unknown> = R.GrpcContext<TRequest>;
 /** `@fw/grpc`'s `GrpcError` class, loaded on first use. */
 export const GrpcError: typeof R.GrpcError = lazyClass('GrpcError', () => load().GrpcError);
 /** An instance of `@fw/grpc`'s `GrpcError`. */
