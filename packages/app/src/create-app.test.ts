@@ -142,9 +142,9 @@ describe('createApp', () => {
     });
 
     it.each([
-      ['port', 'eighty', /createApp: port must be an integer from 0 to 65535/],
-      ['port', 70000, /createApp: port must be an integer from 0 to 65535/],
-      ['host', 42, /createApp: host must be a non-empty string/],
+      ['port', 'eighty', /port must be an integer from 0 to 65535, got "eighty"/],
+      ['port', 70000, /port must be an integer from 0 to 65535, got 70000/],
+      ['host', 42, /host must be a string, got number/],
       ['cors', 'yes', /createApp: cors must be true, false or a CorsConfig object/],
       ['middleware', 'globall', /createApp: middleware must be an array of middleware functions/],
       ['middleware', [() => undefined, 'logger'], /createApp: middleware\[1\] must be a function, got string/],

@@ -1,4 +1,4 @@
-import { Application, type ApplicationConfig, type ErrorHandler, type ListenInfo, type Middleware } from '@fw/core';
+import { Application, type ApplicationConfig, type ErrorHandler, type Middleware } from '@fw/core';
 import type { GraphQLConfig } from '@fw/graphql';
 import type { GrpcConfig } from '@fw/grpc';
 import type { CorsConfig } from '@fw/middleware';
@@ -23,7 +23,7 @@ export interface TracingOptions extends TracingConfig {
   serviceName: string;
 }
 
-/** Options of `createApp`: the application's fields plus the core server settings. */
+/** Options of `createApp`: the application's fields plus the core server settings (`port` and `host` among them). */
 export interface AppOptions extends ApplicationConfig {
   /** Enables GraphQL and/or gRPC. */
   protocols?: ProtocolManagerConfig;
@@ -31,10 +31,6 @@ export interface AppOptions extends ApplicationConfig {
   adapter?: { type: string };
   /** Observability: `tracing` turns OpenTelemetry spans on for REST, GraphQL and gRPC. */
   observability?: { tracing?: TracingOptions };
-  /** The port `listen()` binds when called without one. @default 0 (a free port) */
-  port?: number;
-  /** The host `listen()` binds when called without one. @default every interface */
-  host?: string;
   /** `true` or a `CorsConfig`: installs `cors()` (from `@fw/middleware`) before any other middleware. @default false */
   cors?: boolean | CorsConfig;
   /** Global middleware, installed in order after `cors` (as `app.use(mw)` for each). @default [] */
@@ -51,17 +47,9 @@ export interface App extends Application {
   getProtocolManager(): ProtocolManager | undefined;
 }
 
-/** The application `createApp` makes: core's, with the protocol manager and `listen()`'s defaults from the options. */
+/** The application `createApp` makes: core's, with the protocol manager of its options. */
 class FwApplication extends Application implements App {
   #manager: ProtocolManager | undefined;
-  readonly #port: number | undefined;
-  readonly #host: string | undefined;
-
-  constructor(config: ApplicationConfig, port: number | undefined, host: string | undefined) {
-    super(config);
-    this.#port = port;
-    this.#host = host;
-  }
 
   /** Set once, by `createApp`, after the protocol plugins are registered. */
   attachProtocolManager(manager: ProtocolManager | undefined): void {
@@ -70,15 +58,6 @@ class FwApplication extends Application implements App {
 
   getProtocolManager(): ProtocolManager | undefined {
     return this.#manager;
-  }
-
-  /** As core's, with the `port` and `host` of `createApp` where the call gives none. */
-  override listen(port?: number, host?: string, callback?: (info: ListenInfo) => void): Promise<ListenInfo>;
-  override listen(port: number, callback: (info: ListenInfo) => void): Promise<ListenInfo>;
-  override listen(port?: number, hostOrCallback?: string | ((info: ListenInfo) => void), callback?: (info: ListenInfo) => void): Promise<ListenInfo> {
-    const host = typeof hostOrCallback === 'string' ? hostOrCallback : this.#host;
-    const done = typeof hostOrCallback === 'function' ? hostOrCallback : callback;
-    return super.listen(port ?? this.#port, host, done);
   }
 }
 
@@ -95,7 +74,7 @@ class FwApplication extends Application implements App {
  */
 export function createApp(options: AppOptions = {}): App {
   checkOptions(options);
-  const { adapter, protocols = {}, observability, port, host, cors, middleware = [], onError, onNotFound, ...config } = options;
+  const { adapter, protocols = {}, observability, cors, middleware = [], onError, onNotFound, ...config } = options;
   if (adapter !== undefined && (adapter === null || typeof adapter !== 'object' || typeof adapter.type !== 'string')) {
     throw new TypeError(`createApp: adapter must be an object with a string "type" (e.g. { type: "${NODE_HTTP_ADAPTER}" })`);
   }
@@ -114,7 +93,7 @@ export function createApp(options: AppOptions = {}): App {
     validateGraphQLConfig(graphql);
   }
 
-  const app = new FwApplication(config, port, host);
+  const app = new FwApplication(config);
   // cors first: a preflight is answered, and an error answer carries its headers, whatever the
   // middleware after it does.
   if (cors !== undefined && cors !== false) app.use(loadMiddleware().cors(cors === true ? {} : cors));

@@ -4,10 +4,9 @@ import type { AppOptions, ProtocolManagerConfig, TracingOptions } from '../creat
 
 // Records keyed by every option name: the compiler fails here when an option is added to the
 // types but not to these lists, so a valid option is never refused.
-// `port` and `host` are createApp's own (it hands them to `listen()`), whether or not core's
-// ApplicationConfig declares them too.
-type ListenKeys = 'port' | 'host';
-const CORE_KEYS: Record<Exclude<keyof ApplicationConfig, ListenKeys>, true> = {
+const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
+  port: true,
+  host: true,
   bodyLimit: true,
   maxQueryKeys: true,
   maxUrlLength: true,
@@ -19,12 +18,10 @@ const CORE_KEYS: Record<Exclude<keyof ApplicationConfig, ListenKeys>, true> = {
   logUnhandledRejections: true,
   methodNotAllowed: true,
 };
-const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig> | ListenKeys, true> = {
+const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true> = {
   protocols: true,
   adapter: true,
   observability: true,
-  port: true,
-  host: true,
   cors: true,
   middleware: true,
   onError: true,
@@ -105,13 +102,10 @@ function refuseUnknown(value: object, accepted: readonly string[], path: string,
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
-/** The values of the options `createApp` itself applies (the others are checked where they are used). */
+/** The values of the options `createApp` itself applies (the others are checked where they are used: core's by core). */
 function checkValues(options: AppOptions): void {
-  const { port, host, cors, middleware, onError, onNotFound } = options as Record<keyof AppOptions, unknown>;
-  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)) {
-    throw new TypeError(`createApp: port must be an integer from 0 to 65535, got ${typeof port === 'number' ? port : kind(port)}`);
-  }
-  if (host !== undefined && (typeof host !== 'string' || host === '')) throw new TypeError(`createApp: host must be a non-empty string, got ${kind(host)}`);
+  // port and host are core's, checked by `new Application()`.
+  const { cors, middleware, onError, onNotFound } = options as Record<keyof AppOptions, unknown>;
   if (cors !== undefined && typeof cors !== 'boolean' && !isObject(cors)) {
     throw new TypeError(`createApp: cors must be true, false or a CorsConfig object ({ origin, methods, ... }), got ${typeof cors === 'string' ? `"${cors}"` : kind(cors)}`);
   }
