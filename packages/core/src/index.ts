@@ -34,6 +34,7 @@ export type {
   InputOrigin,
   ObjectShape,
   Operation,
+  OperationBodyType,
   OperationGraphQL,
   OperationGrpc,
   OperationRest,

@@ -1,3 +1,4 @@
+import { send } from '../test/http-client.js';
 import { Application } from './application.js';
 import { HTTPError } from './http-error.js';
 import { grpcMethodName, isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
@@ -224,6 +225,95 @@ describe('app.operation()', () => {
     expect(() => app.operation({ name: 'getBook' } as unknown as Operation)).toThrow(TypeError);
     app.operation(operation('getBook'));
     expect(() => app.operation(operation('getBook'))).toThrow('An operation named "getBook" is already registered');
+  });
+});
+
+describe("an operation's REST route and the request body's media type", () => {
+  const FORM = 'application/x-www-form-urlencoded';
+
+  function served(rest: Operation['rest'], middleware: Array<Middleware<RequestContext>> = []): { app: Application; op: ReturnType<typeof operation> } {
+    const app = new Application();
+    const op = operation('addBook', { rest, middleware, answer: (raw) => ({ ...(raw as object) }) });
+    app.operation(op);
+    return { app, op };
+  }
+
+  it('answers 415 to a form body, which a cross-site HTML form can send, before the middleware or the handler run', async () => {
+    const seen: string[] = [];
+    const { app, op } = served({ method: 'POST', path: '/books' }, [
+      async (_ctx, next) => {
+        seen.push('middleware');
+        await next();
+      },
+    ]);
+    const res = await app.inject({ method: 'POST', url: '/books', headers: { 'content-type': FORM }, body: 'title=Dune' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({
+      error: true,
+      code: 415,
+      message: 'POST /books takes a JSON body (Content-Type: application/json), not application/x-www-form-urlencoded',
+    });
+    expect(seen).toEqual([]);
+    expect(op.calls).toEqual([]);
+  });
+
+  it('answers 415 to a form content type even with an empty body, and to text or a body without a content type', async () => {
+    const { app, op } = served({ method: 'PUT', path: '/books/:id' });
+    const emptyForm = await app.inject({ method: 'PUT', url: '/books/1', headers: { 'content-type': FORM, 'content-length': '0' } });
+    expect(emptyForm.statusCode).toBe(415);
+    const text = await app.inject({ method: 'PUT', url: '/books/1', headers: { 'content-type': 'text/plain' }, body: '{"title":"Dune"}' });
+    expect(text.statusCode).toBe(415);
+    expect(text.json<{ message: string }>().message).toBe('PUT /books/:id takes a JSON body (Content-Type: application/json), not text/plain');
+    // Over a socket: inject gives every body a content type.
+    const { port } = await app.listen(0, '127.0.0.1');
+    try {
+      const untyped = await send(port, { method: 'PUT', path: '/books/1', body: '{"title":"Dune"}' });
+      expect(untyped.status).toBe(415);
+      expect((JSON.parse(untyped.text) as { message: string }).message).toBe(
+        'PUT /books/:id takes a JSON body (Content-Type: application/json), and this one has no Content-Type',
+      );
+    } finally {
+      await app.close();
+    }
+    expect(op.calls).toEqual([]);
+  });
+
+  it('takes JSON (with a charset, or a +json type) and a request with no body and no content type', async () => {
+    const { app, op } = served({ method: 'PATCH', path: '/books' });
+    const json = await app.inject({ method: 'PATCH', url: '/books', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"a":1}' });
+    expect(json.json()).toEqual({ a: 1 });
+    const plusJson = await app.inject({ method: 'PATCH', url: '/books', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"b":2}' });
+    expect(plusJson.json()).toEqual({ b: 2 });
+    const bodiless = await app.inject({ method: 'PATCH', url: '/books' });
+    expect(bodiless.statusCode).toBe(200);
+    expect(op.calls.map((call) => call.raw)).toEqual([{ a: 1 }, { b: 2 }, {}]);
+  });
+
+  it('takes a form body when the definition opts in with rest.accepts', async () => {
+    const { app, op } = served({ method: 'POST', path: '/books', accepts: ['json', 'form'] });
+    const form = await app.inject({ method: 'POST', url: '/books', headers: { 'content-type': FORM }, body: 'title=Dune' });
+    expect(form.json()).toEqual({ title: 'Dune' });
+    const json = await app.inject({ method: 'POST', url: '/books', body: { title: 'Emma' } });
+    expect(json.json()).toEqual({ title: 'Emma' });
+    const text = await app.inject({ method: 'POST', url: '/books', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    expect(text.json<{ message: string }>().message).toBe(
+      'POST /books takes a JSON or form body (Content-Type: application/json or application/x-www-form-urlencoded), not text/plain',
+    );
+    expect(op.calls).toHaveLength(2);
+  });
+
+  it('lets routes that read the query (GET, DELETE) ignore the content type, as they ignore the body', async () => {
+    const { app } = served({ method: 'DELETE', path: '/books/:id' });
+    const res = await app.inject({ method: 'DELETE', url: '/books/1?soft=yes', headers: { 'content-type': FORM }, body: 'x=1' });
+    expect(res.json()).toEqual({ id: '1', soft: 'yes' });
+  });
+
+  it('refuses an accepts list with anything but json and form when the operation is registered', () => {
+    const app = new Application();
+    expect(() => app.operation(operation('a', { rest: { method: 'POST', path: '/a', accepts: ['xml' as 'json'] } }))).toThrow(
+      'Operation "a": rest.accepts may hold "json" and "form", got "xml"',
+    );
+    expect(() => app.operation(operation('b', { rest: { method: 'POST', path: '/b', accepts: [] } }))).toThrow('Operation "b": rest.accepts');
   });
 });
 

@@ -1,5 +1,7 @@
 import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
+import { HTTPError } from './http-error.js';
+import { bodyKind, hasBody } from './internal/body.js';
 import { OPERATION_NAME, type RequestContext } from './request-context.js';
 import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition } from './types.js';
 
@@ -51,6 +53,9 @@ export type TypeShape =
 /** An object shape (an operation's input is always one). */
 export type ObjectShape = Extract<TypeShape, { kind: 'object' }>;
 
+/** A kind of request body an operation's REST route can take: JSON, or an HTML form (URL-encoded). */
+export type OperationBodyType = 'json' | 'form';
+
 /** Where an operation is served over REST. */
 export interface OperationRest {
   readonly method: HTTPMethod;
@@ -58,6 +63,13 @@ export interface OperationRest {
   readonly path: string;
   /** The status of a successful answer. @default 200 */
   readonly status?: number;
+  /**
+   * The request bodies a POST, PUT or PATCH route takes; any other Content-Type is answered 415
+   * before the operation's middleware runs. `'form'` lets a cross-site HTML form call the
+   * operation: add it only for operations that are meant to be called that way.
+   * @default ['json']
+   */
+  readonly accepts?: readonly OperationBodyType[];
 }
 
 /** Where an operation is served over GraphQL. */
@@ -182,6 +194,7 @@ export function operationRoute(op: Operation): RouteDefinition {
   const status = rest.status ?? 200;
   const where = readsBody ? 'body' : 'query';
   const fromSource: InputOrigin = () => where;
+  const guard = readsBody ? bodyGuard(op, rest) : undefined;
   const handler: AnyMiddleware = async (ctx: Context) => {
     ctx.set(OPERATION_NAME, op.name);
     const params = ctx.params as Record<string, unknown>;
@@ -202,7 +215,7 @@ export function operationRoute(op: Operation): RouteDefinition {
   return {
     method: rest.method,
     path: rest.path,
-    middleware: [...op.middleware],
+    middleware: guard === undefined ? [...op.middleware] : [guard, ...op.middleware],
     handler,
     meta: { operation: op, ...(op.description !== undefined ? { description: op.description } : {}) },
   };
@@ -212,4 +225,53 @@ export function operationRoute(op: Operation): RouteDefinition {
 function hasKeys(value: Record<string, unknown>): boolean {
   for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return true;
   return false;
+}
+
+const BODY_TYPES: readonly OperationBodyType[] = ['json', 'form'];
+const DEFAULT_ACCEPTS: readonly OperationBodyType[] = ['json'];
+
+/** The body types of `rest.accepts`, checked. */
+function acceptedTypes(op: Operation, accepts: unknown): readonly OperationBodyType[] {
+  if (accepts === undefined) return DEFAULT_ACCEPTS;
+  const fail = (got: string): never => {
+    throw new TypeError(`Operation "${op.name}": rest.accepts may hold "json" and "form", got ${got}`);
+  };
+  if (!Array.isArray(accepts) || accepts.length === 0) return fail(Array.isArray(accepts) ? 'an empty list' : typeof accepts);
+  for (const type of accepts as unknown[]) if (!BODY_TYPES.includes(type as OperationBodyType)) fail(typeof type === 'string' ? JSON.stringify(type) : typeof type);
+  return accepts as OperationBodyType[];
+}
+
+/**
+ * The first middleware of a route that reads a body: a request whose Content-Type the operation
+ * does not take is answered 415 before anything of the operation runs. A form (or a body with no
+ * type) is what a cross-site page can send without asking, so JSON alone is the default, as on
+ * the GraphQL endpoint. A request with neither a body nor a Content-Type carries no input to refuse.
+ */
+function bodyGuard(op: Operation, rest: OperationRest): AnyMiddleware {
+  const accepts = acceptedTypes(op, rest.accepts);
+  const json = accepts.includes('json');
+  const form = accepts.includes('form');
+  const takes = json && form
+    ? 'a JSON or form body (Content-Type: application/json or application/x-www-form-urlencoded)'
+    : json
+      ? 'a JSON body (Content-Type: application/json)'
+      : 'a form body (Content-Type: application/x-www-form-urlencoded)';
+  const route = `${rest.method} ${rest.path}`;
+  return function acceptsBody(ctx: Context, next) {
+    const type = ctx.headers['content-type'];
+    if (type === undefined) {
+      if (!hasBody(ctx.req)) return next();
+      throw new HTTPError(415, `${route} takes ${takes}, and this one has no Content-Type`);
+    }
+    const kind = bodyKind(type);
+    if ((kind === 'json' && json) || (kind === 'form' && form)) return next();
+    throw new HTTPError(415, `${route} takes ${takes}, not ${mediaType(type)}`);
+  };
+}
+
+/** The media type of a Content-Type header, without parameters, bounded for the message. */
+function mediaType(contentType: string): string {
+  const semi = contentType.indexOf(';');
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return type === '' ? 'an empty Content-Type' : type.length > 100 ? `${type.slice(0, 100)}…` : type;
 }

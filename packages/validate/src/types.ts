@@ -4,6 +4,7 @@ import type {
   Middleware,
   Next,
   Operation,
+  OperationBodyType,
   OperationGraphQL,
   OperationGrpc,
   ParamsOf,
@@ -207,6 +208,13 @@ export interface OperationRestDefinition {
   readonly path: string;
   /** The status of a successful answer, 200 to 299. @default 200 */
   readonly status?: number;
+  /**
+   * The request bodies a POST, PUT or PATCH route takes; another Content-Type is answered 415
+   * before the middleware runs. `'form'` (URL-encoded) lets a cross-site HTML form call the
+   * operation: add it only for operations meant to be called that way.
+   * @default ['json']
+   */
+  readonly accepts?: readonly OperationBodyType[];
 }
 
 /** An operation's handler: the validated input (the input schema's output) and the request context; answers the output schema's input. */

@@ -161,6 +161,22 @@ describe('defineOperation()', () => {
       refused({ rest: { method: 'POST', path: '/books', status: 404 } }, 'defineOperation("getBook"): rest.status must be an integer from 200 to 299, got 404');
       refused({ rest: { method: 'POST', path: '/books', status: '201' } }, 'rest.status must be an integer from 200 to 299, got "201"');
     });
+
+    it('takes rest.accepts, the bodies a POST, PUT or PATCH route takes: "json" and "form"', () => {
+      const op = define({ rest: { method: 'POST', path: '/books', accepts: ['json', 'form'] } }) as { rest: unknown };
+      expect(op.rest).toEqual({ method: 'POST', path: '/books', accepts: ['json', 'form'] });
+      expect(Object.isFrozen((op.rest as { accepts: unknown }).accepts)).toBe(true);
+      refused(
+        { rest: { method: 'POST', path: '/books', accepts: ['xml'] } },
+        'defineOperation("getBook"): rest.accepts must be a non-empty list of "json" and "form", got ["xml"]',
+      );
+      refused({ rest: { method: 'PUT', path: '/books', accepts: [] } }, 'rest.accepts must be a non-empty list of "json" and "form", got []');
+      refused({ rest: { method: 'PATCH', path: '/books', accepts: 'form' } }, 'rest.accepts must be a non-empty list of "json" and "form", got "form"');
+      refused(
+        { rest: { method: 'GET', path: '/books/:id', accepts: ['form'] } },
+        'defineOperation("getBook"): rest.accepts is for POST, PUT and PATCH, which read a body; GET reads the query',
+      );
+    });
   });
 
   describe('graphql', () => {

@@ -115,6 +115,25 @@ describe('operations over REST (inject)', () => {
     expect(list.json()).toEqual(failure([{ field: 'body', code: 'invalid_type' }]));
   });
 
+  it('answers 415 to a form body unless the operation takes forms (rest.accepts)', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const refusedForm = await app.inject({ method: 'POST', url: '/shelves/s1/books', headers: form, body: 'title=Emma&year=1815' });
+    expect(refusedForm.statusCode).toBe(415);
+    const formApp = new Application();
+    formApp.operation(
+      defineOperation({
+        name: 'signUp',
+        input: z.object({ email: z.string() }),
+        output: z.object({ email: z.string() }),
+        rest: { method: 'POST', path: '/sign-up', accepts: ['form'] },
+        handler: (input) => input,
+      }),
+    );
+    const taken = await formApp.inject({ method: 'POST', url: '/sign-up', headers: form, body: 'email=a%40b.c' });
+    expect(taken.json()).toEqual({ email: 'a@b.c' });
+    expect((await formApp.inject({ method: 'POST', url: '/sign-up', body: { email: 'a@b.c' } })).statusCode).toBe(415);
+  });
+
   it('does not let the body override a path parameter', async () => {
     const res = await app.inject({ method: 'PUT', url: '/books/7/title', body: { id: '8', title: 'New' } });
     expect(res.json()).toEqual({ id: '7', title: 'New' });

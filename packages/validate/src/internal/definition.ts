@@ -1,4 +1,5 @@
 import type { Middleware, OperationGraphQL, OperationGrpc, RequestContext } from '@fw/core';
+import type { OperationBodyType } from '@fw/core';
 import type { OperationRestDefinition } from '../types.js';
 import { child, isZod3, isZod4, kindOf, TRANSPARENT, type ZodNode } from './zod4.js';
 
@@ -29,7 +30,7 @@ const ZOD3 = "is a zod 3 schema: operations need zod 4 (import { z } from 'zod' 
 
 const KEYS = {
   definition: ['name', 'description', 'input', 'output', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
-  rest: ['method', 'path', 'status'],
+  rest: ['method', 'path', 'status', 'accepts'],
   graphql: ['type'],
   grpc: ['service', 'method'],
 } as const;
@@ -97,11 +98,17 @@ function record(value: unknown, what: string, fail: Fail): Record<string, unknow
 function rest(value: unknown, input: ZodNode, fail: Fail): OperationRestDefinition {
   const given = record(value, 'rest must be an object { method, path, status? }', fail);
   unknownKeys(given, KEYS.rest, 'rest.', fail);
-  const { method, path, status } = given;
+  const { method, path, status, accepts } = given;
   if (typeof method !== 'string' || !METHODS.includes(method)) fail(`rest.method must be one of ${METHODS.join(', ')}, got ${show(method)}`);
   if (typeof path !== 'string' || !path.startsWith('/')) return fail(`rest.path must be a string starting with "/", got ${show(path)}`);
   if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) {
     fail(`rest.status must be an integer from 200 to 299, got ${show(status)}`);
+  }
+  if (accepts !== undefined) {
+    if (!Array.isArray(accepts) || accepts.length === 0 || !(accepts as unknown[]).every((type) => type === 'json' || type === 'form')) {
+      fail(`rest.accepts must be a non-empty list of "json" and "form", got ${showList(accepts)}`);
+    }
+    if (QUERY_METHODS.has(method)) fail(`rest.accepts is for POST, PUT and PATCH, which read a body; ${method} reads the query`);
   }
   const fields = (input._zod.def.shape ?? {}) as Record<string, unknown>;
   const params = path.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1));
@@ -120,7 +127,12 @@ function rest(value: unknown, input: ZodNode, fail: Fail): OperationRestDefiniti
       fail(`input.${key}: ${refusal.kind} never accepts the string a REST ${isParam ? 'path' : 'query'} parameter is (use ${refusal.use})`);
     }
   }
-  return Object.freeze({ method: method as OperationRestDefinition['method'], path, ...(status === undefined ? {} : { status }) });
+  return Object.freeze({
+    method: method as OperationRestDefinition['method'],
+    path,
+    ...(status === undefined ? {} : { status }),
+    ...(accepts === undefined ? {} : { accepts: Object.freeze([...(accepts as OperationBodyType[])]) }),
+  });
 }
 
 /** Whether a field's schema refuses every string (numbers and booleans without coercion), and what accepts one. */
@@ -165,6 +177,15 @@ function isServiceName(service: string): boolean {
   const parts = service.split('.');
   const last = parts.pop()!;
   return parts.length > 0 && parts.every((part) => IDENTIFIER.test(part)) && PASCAL.test(last);
+}
+
+function showList(value: unknown): string {
+  if (!Array.isArray(value)) return show(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return 'a list that cannot be shown';
+  }
 }
 
 function show(value: unknown): string {
