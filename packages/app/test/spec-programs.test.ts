@@ -13,6 +13,7 @@ import {
   Router,
   validate,
   type Context,
+  type GrpcUnaryHandler,
   type Middleware,
 } from '@fw/app';
 import { getItem, graphqlRequest, itemsClient, SHOP_PROTO } from './support.js';
@@ -158,14 +159,14 @@ describe('a multi-protocol program written for the spec', () => {
         protoPath: SHOP_PROTO,
         services: {
           'shop.Items': {
-            Get: (call: { request: { id: string } }, callback: (err: unknown, item?: unknown) => void) => {
+            Get: ((call, callback) => {
               try {
                 const book = findBook(call.request.id);
                 callback(null, { id: book.id, owner: book.owner });
               } catch (err) {
-                callback(err);
+                callback(err as Error);
               }
-            },
+            }) satisfies GrpcUnaryHandler<{ id: string }, { id: string; owner: string }>,
           },
         },
       },
