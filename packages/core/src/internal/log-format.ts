@@ -25,6 +25,9 @@ export function escapeLogText(text: string): string {
   return CONTROL.test(text) ? text.replace(CONTROL_ALL, escapeChar) : text;
 }
 
+/** A stack frame line as V8 writes it. */
+const FRAME = /^ +at /;
+
 /** The deepest chain of `cause`s that is written out. */
 const MAX_CAUSES = 3;
 
@@ -55,12 +58,16 @@ function describeError(err: Error, depth: number): string {
   let text: string;
   if (typeof stack !== 'string') text = escapeLogText(header);
   else {
-    // V8 starts the stack with `name: message`, which may hold anything: escape it whole, then
-    // keep the framework's own line breaks between frames. A stack whose start was rewritten is
-    // split before its first frame instead.
-    let split = stack.startsWith(header) ? header.length : stack.indexOf('\n    at ');
-    if (split === -1) split = stack.length;
-    text = escapeLogText(stack.slice(0, split)) + stack.slice(split).split('\n').map(escapeLogText).join('\n');
+    // V8 starts the stack with `name: message`, which may hold anything: escape it whole, and
+    // keep line breaks only between the frames that end the stack. Whatever else precedes them
+    // (a message changed or cut after the stack was written still stands in it) is escaped with
+    // the header, so no text from a request gets a line of its own.
+    const start = stack.startsWith(header) ? header.length : 0;
+    const lines = stack.slice(start).split('\n');
+    let first = lines.length;
+    while (first > 1 && FRAME.test(lines[first - 1]!)) first--;
+    text = escapeLogText(stack.slice(0, start) + lines.slice(0, first).join('\n'));
+    for (let i = first; i < lines.length; i++) text += `\n${escapeLogText(lines[i]!)}`;
   }
   if (depth < MAX_CAUSES && Object.prototype.hasOwnProperty.call(err, 'cause')) {
     text += `\n  [cause] ${describe(err.cause, depth + 1)}`;

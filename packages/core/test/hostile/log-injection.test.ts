@@ -1,4 +1,6 @@
+import { Application, HTTPError, type ApplicationConfig } from '../../src/index.js';
 import { escapeLogText, formatLogValue } from '../../src/plugin.js';
+import { hostOf } from '../host.js';
 import { exchange, start, type Started } from './support.js';
 
 // Log injection: an error message built from a decoded route param must not forge log lines or
@@ -83,5 +85,116 @@ describe('errors built from route params, logged through a real request', () => 
     const [entry] = custom.logged.slice(before);
     expect(entry!.message).toBe(`Error on GET ${INJECTED}`);
     expect((entry!.error as Error).message).toBe('\nfake line\u001b[31m');
+  });
+});
+
+describe('every path that logs, on the default log (console.error)', () => {
+  // Decodes to a line break, a forged log line and a terminal escape.
+  const FORGED = '%0A%5BERROR%5D%20GET%20%2Fadmin%20forged%1B%5B2J';
+  const DECODED = '\n[ERROR] GET /admin forged\u001b[2J';
+  const printed: string[] = [];
+  let spy: jest.SpyInstance;
+
+  beforeEach(() => {
+    printed.length = 0;
+    spy = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' ')));
+  });
+  afterEach(() => spy.mockRestore());
+
+  /** Every entry printed: no raw control character from the request, and every line after the first a stack frame or a cause. */
+  function expectEscaped(entries: readonly string[]): void {
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) {
+      // eslint-disable-next-line no-control-regex -- looking for raw control characters
+      expect(entry).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+      expect(entry).toContain('forged');
+      const [, ...rest] = entry.split('\n');
+      for (const line of rest) expect(line).toMatch(/^(\s+at |\s+\[cause\] )/);
+    }
+  }
+
+  async function run(routes: (app: Application) => void, config: ApplicationConfig = {}): Promise<number> {
+    const app = new Application(config);
+    routes(app);
+    try {
+      return (await app.inject(`/echo/${FORGED}`)).statusCode;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('escapes a 5xx error whose message changed after its stack was written (the stack no longer starts with it)', async () => {
+    const status = await run((app) =>
+      app.get('/echo/:x', (ctx) => {
+        const err = new Error(`lookup of ${ctx.params.x}`);
+        void err.stack;
+        err.message = 'lookup failed';
+        throw err;
+      }),
+    );
+    expect(status).toBe(500);
+    expectEscaped(printed);
+  });
+
+  it('escapes a 5xx error whose message was cut after its stack was written', async () => {
+    await run((app) =>
+      app.get('/echo/:x', (ctx) => {
+        const err = new Error(`lookup ${ctx.params.x}`);
+        void err.stack;
+        err.message = 'lookup';
+        throw err;
+      }),
+    );
+    expectEscaped(printed);
+  });
+
+  it('escapes what a failing onError handler threw', async () => {
+    const app = new Application();
+    app.get('/echo/:x', (ctx) => {
+      throw new HTTPError(404, `No item ${ctx.params.x}`);
+    });
+    app.onError((error) => {
+      throw new Error(`while answering: ${error.message}`);
+    });
+    expect((await app.inject(`/echo/${FORGED}`)).statusCode).toBe(500);
+    expect(printed[0]).toMatch(/^The error handler threw Error: while answering: No item \\n\[ERROR\] GET \/admin forged\\x1b\[2J\n {4}at /);
+    expectEscaped(printed);
+  });
+
+  it('escapes the message and the error a plugin logs through the host (as GraphQL and gRPC do)', () => {
+    const app = new Application();
+    hostOf(app).log(`Error on ${DECODED}`, new Error(`resolver failed for ${DECODED}`, { cause: new Error(DECODED) }));
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toMatch(/^Error on \\n\[ERROR\] GET \/admin forged\\x1b\[2J Error: resolver failed for \\n/);
+    expectEscaped(printed);
+  });
+
+  it('escapes an error an onResponse hook threw', async () => {
+    const status = await run((app) => {
+      app.get('/echo/:x', (ctx) => ctx.text('ok'));
+      hostOf(app).onResponse((ctx) => {
+        throw new Error(`metrics for ${(ctx as { params: Record<string, string> }).params['x']}`);
+      });
+    });
+    expect(status).toBe(200);
+    expectEscaped(printed);
+  });
+
+  it('escapes the entry written when a custom onLog throws', async () => {
+    const status = await run(
+      (app) =>
+        app.get('/echo/:x', (ctx) => {
+          throw new Error(ctx.params.x);
+        }),
+      {
+        onLog: (message) => {
+          throw new Error(`log sink refused ${message}${DECODED}`);
+        },
+      },
+    );
+    expect(status).toBe(500);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toContain('(onLog threw: Error: log sink refused');
+    expectEscaped(printed);
   });
 });
