@@ -63,6 +63,15 @@ export interface RouteMeta {
   tags?: string[];
   /** The operation a route serves (set by `app.operation()`). */
   operation?: Operation;
+  /**
+   * The route needs an authenticated user (the spec's `Route.meta.auth`): `authenticate` and
+   * `requireRole` say so, and custom auth middleware says so with `withMeta(fn, { auth: true })`.
+   * Documents read it (OpenAPI: a 401 and a security requirement), and so do start-up checks (gRPC
+   * warns when such global middleware does not run for its calls).
+   */
+  auth?: boolean;
+  /** The route reads credentials when they are sent and works without them (`authenticate({ optional: true })`). */
+  authOptional?: boolean;
 }
 
 /** A registered route as `getRoutes()` reports it. */

@@ -16,15 +16,6 @@ import { printModel, type GeneratedProto, type PreviousSource } from './operatio
 import { serveOperations } from './operations/serve.js';
 import type { GrpcAddress, GrpcConfig, GrpcServingStatus } from './types.js';
 
-declare module '@fw/core' {
-  interface RouteMeta {
-    /** Whether the route needs authentication (`authenticate`, `requireRole` say so); read by the start-up warning. */
-    auth?: boolean;
-    /** Whether the route authenticates when credentials are sent (`authenticate({ optional: true })`); read by the start-up warning. */
-    authOptional?: boolean;
-  }
-}
-
 /** The gRPC plugin: register it on an application; it serves while the app listens. */
 export interface GrpcPlugin extends Plugin {
   /** Always `'grpc'`. */
@@ -296,9 +287,11 @@ function applySessionSettings(server: Server, settings: Settings): boolean {
   return true;
 }
 
+// Kept for middleware written before `auth` was core's route meta key (a `verifyJwt` function):
+// the warning errs towards speaking. Middleware declares itself with `withMeta(fn, { auth: true })`.
 const AUTH_NAME = /auth|jwt|bearer|session|passport|api_?key/i;
 
-/** Whether a middleware authenticates: it says so (`authenticate`, `requireRole` carry route meta), or its name does. */
+/** Whether a middleware authenticates: it says so (core's `auth`/`authOptional` route meta), or its name does. */
 function looksLikeAuthentication(fn: AnyMiddleware): boolean {
   const meta = metaOf(fn);
   if (meta !== undefined && (meta.auth === true || meta.authOptional === true)) return true;

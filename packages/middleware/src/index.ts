@@ -15,7 +15,7 @@ export { authenticate, AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './au
 export type { Authenticate, AuthenticateMiddleware } from './authenticate.js';
 export { requireRole, rolesOf, INSUFFICIENT_ROLE_MESSAGE } from './require-role.js';
 export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './jwt.js';
-// Also declares the route meta keys (`auth`, `authOptional`, `roles`, `rateLimited`) on core's RouteMeta.
+// Also declares the route meta keys `roles` and `rateLimited` on core's RouteMeta (`auth` and `authOptional` are core's).
 export type { RateLimitedMeta } from './route-meta.js';
 export type {
   AuthenticateConfig,

@@ -1,6 +1,7 @@
 /**
  * The route meta keys this package writes (and `@fw/openapi` documents): declared on core's
- * `RouteMeta`, so `withMeta` checks them and `getRoutes()` reports them typed.
+ * `RouteMeta`, so `withMeta` checks them and `getRoutes()` reports them typed. `auth` and
+ * `authOptional`, which `authenticate` and `requireRole` also write, are core's own keys.
  */
 
 /** What `rateLimit()` reports on the routes it guards: its window and limit. */
@@ -13,10 +14,6 @@ export interface RateLimitedMeta {
 
 declare module '@fw/core' {
   interface RouteMeta {
-    /** The route needs an authenticated user (`authenticate`, `requireRole`): documented with a 401, a 403 and a required security scheme. */
-    auth?: boolean;
-    /** The route reads a bearer token when one is sent and works without one (`authenticate({ optional: true })`). */
-    authOptional?: boolean;
     /** The roles of which the user needs one (`requireRole`); the scopes of the route's security requirement. */
     roles?: readonly string[];
     /** The route is rate limited (`rateLimit`): its window and limit, or `true` when they are not known; documented with a 429 and the rate-limit headers. */

@@ -211,7 +211,10 @@ function runAnsweringMethod(state: CallState, impl: NonNullable<RunnableMethod['
       resolve();
     };
     state.pending = fail;
-    // A handler that declares the callback parameter answers through it.
+    // The first answer wins: the callback, or a returned value (or promise of one) that is not
+    // undefined. A returned undefined waits for the callback only when the handler declares it
+    // (two parameters or more); a function declaring fewer, a `(...args)` wrapper among them,
+    // answers with an empty message. README "Handlers" states this rule.
     const usesCallback = impl.length >= 2;
     const callback: Respond = (error, value, trailer) => {
       if (trailer !== undefined) state.trailer = trailer;
