@@ -9,7 +9,7 @@ export type { TrustProxy } from './internal/client-ip.js';
 export { assertGetOrHead, BEARER_TOKEN, bearerToken } from './internal/http-guards.js';
 export { createLogger, defaultLog } from './internal/logging.js';
 export type { LogFunction } from './internal/logging.js';
-export { escapeLogText, formatLogValue } from './internal/log-format.js';
+export { escapeLogText, formatLogValue, stackFrames } from './internal/log-format.js';
 export { parseDateTime } from './internal/date-time.js';
 export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';

@@ -295,6 +295,76 @@ describe('logger()', () => {
     }
   });
 
+  describe('writes an error line built from a decoded route param escaped, on every path of the error line', () => {
+    // Decodes to a line break, a forged log line, a forged stack frame and a terminal escape.
+    const FORGED = '%0A%5BERROR%5D%20GET%20%2Fadmin%20forged%1B%5B2J%0A%20%20%20%20at%20evil%20(x.js%3A1%3A1)';
+    const cases: Array<[string, LoggerConfig, (param: string) => unknown]> = [
+      ['a 4xx HTTPError with its stack', {}, (x) => new HTTPError(404, `No book ${x}`)],
+      ['a 4xx HTTPError without its stack (clientErrorStacks: false)', { clientErrorStacks: false }, (x) => new HTTPError(404, `No book ${x}`)],
+      ['a 5xx HTTPError', { clientErrorStacks: false }, (x) => new HTTPError(503, `Shelf ${x} is down`)],
+      ['an Error whose name holds the param', {}, (x) => Object.assign(new Error('named'), { name: `Lookup${x}` })],
+      [
+        'an Error whose message was cut after its stack was written',
+        {},
+        (x) => {
+          const err = new Error(`lookup ${x}`);
+          void err.stack;
+          err.message = 'lookup';
+          return err;
+        },
+      ],
+      [
+        'an Error whose message changed after its stack was written',
+        {},
+        (x) => {
+          const err = new Error(`lookup ${x}`);
+          void err.stack;
+          err.message = 'lookup failed';
+          return err;
+        },
+      ],
+      ['a thrown object', {}, (x) => ({ reason: x, separator: '\u2028' })],
+      ['a thrown string', {}, (x) => `failed: ${x}`],
+    ];
+
+    it.each(cases)('%s', async (_name, config, make) => {
+      const lines: string[] = [];
+      const app = new Application({ onLog: () => undefined });
+      app.use(logger({ ...config, stream: (line) => lines.push(line) }));
+      app.get('/echo/:x', (ctx) => {
+        throw make((ctx.params as { x: string }).x);
+      });
+      const url = await start(app);
+      try {
+        await send(`${url}/echo/${FORGED}`);
+      } finally {
+        await app.close();
+      }
+      expect(lines).toHaveLength(1);
+      const [head, ...frames] = lines[0]!.split('\n');
+      expect(head).toMatch(/^\[ERROR\] GET \/echo\/%0A%5BERROR%5D/);
+      // eslint-disable-next-line no-control-regex -- the test looks for raw control characters on purpose
+      expect(lines[0]).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+      for (const frame of frames) expect(frame).toMatch(/^ {4}(at (?!evil)|\[stack\] )/);
+    });
+  });
+
+  it('logs an error it cannot describe and still re-throws the original', async () => {
+    const lines: string[] = [];
+    const req = new IncomingMessage(new Socket());
+    req.method = 'GET';
+    req.url = '/odd';
+    const ctx = new Context(req, new ServerResponse(req), { bodyLimit: 1024, maxKeys: 10, maxJsonDepth: 8, trustProxy: false });
+    const odd = new HTTPError(409, 'Conflict');
+    Object.defineProperty(odd, 'message', {
+      get() {
+        throw new Error('no message');
+      },
+    });
+    await expect(logger({ stream: (line) => lines.push(line) })(ctx, () => Promise.reject(odd))).rejects.toBe(odd);
+    expect(lines).toEqual([expect.stringMatching(/^\[ERROR\] GET \/odd - \d+ms \[an error that could not be described\]$/)]);
+  });
+
   it('escapes control characters in the method, the path and a thrown string', async () => {
     const lines: string[] = [];
     // Neither can come over the wire (node refuses them), so the context is made by hand.

@@ -1,5 +1,5 @@
 import { isHTTPError, type Context, type Next, type RequestContext, isHttpContext } from '@fw/core';
-import { escapeLogText } from '@fw/core/plugin';
+import { escapeLogText, stackFrames } from '@fw/core/plugin';
 import { now } from './internal/builtins.js';
 import { useColors } from './internal/colors.js';
 import type { LoggerConfig, LogTarget } from './types.js';
@@ -79,14 +79,29 @@ function paint(status: number, text: string): string {
 
 /**
  * `Name[ status]: message`, then the stack frames when asked; other thrown values as text. All
- * of it escaped: only the line breaks between stack frames are written as they are.
+ * of it escaped: only the line breaks between stack frames are written as they are. Never throws
+ * (an error whose getters throw is still logged, and the original goes on to the error handler).
  */
 function errorText(err: unknown, withStack: boolean): string {
+  try {
+    return describe(err, withStack);
+  } catch {
+    return '[an error that could not be described]';
+  }
+}
+
+function describe(err: unknown, withStack: boolean): string {
   if (err instanceof Error) {
-    const head = escapeLogText(`${err.name}${isHTTPError(err) ? ` ${err.statusCode}` : ''}: ${err.message}`);
-    if (!withStack || typeof err.stack !== 'string') return head;
-    const frames = stackFrames(err.stack, err.message);
-    return frames.length === 0 ? head : `${head}\n${frames.map(escapeLogText).join('\n')}`;
+    const name = String(err.name);
+    const message = String(err.message);
+    const head = escapeLogText(`${name}${isHTTPError(err) ? ` ${err.statusCode}` : ''}: ${message}`);
+    const stack: unknown = err.stack;
+    if (!withStack || typeof stack !== 'string') return head;
+    // Frames get lines of their own only in a stack V8 wrote for this message: one whose message
+    // changed or was cut since may hold request text that looks like frames or log lines.
+    const frames = stackFrames(stack, name, message);
+    if (frames === undefined) return `${head}\n    [stack] ${escapeLogText(stack)}`;
+    return frames.lines.length === 0 ? head : `${head}\n${frames.lines.map(escapeLogText).join('\n')}`;
   }
   let text: string;
   try {
@@ -95,20 +110,4 @@ function errorText(err: unknown, withStack: boolean): string {
     text = String(err);
   }
   return escapeLogText(text);
-}
-
-const FRAME = /^\s+at /;
-
-/**
- * The frame lines of a V8 stack. The stack starts with the message, which may hold line breaks
- * and lines that look like frames (`\n    at evil (x.js:1:1)`): frames are only read after it.
- */
-function stackFrames(stack: string, message: string): string[] {
-  const at = message === '' ? -1 : stack.indexOf(message);
-  if (at !== -1) return stack.slice(at + message.length).split('\n').filter((line) => FRAME.test(line));
-  // The message changed after the stack was taken: the frames are the lines at the end that look like frames.
-  const lines = stack.split('\n');
-  let first = lines.length;
-  while (first > 1 && FRAME.test(lines[first - 1]!)) first--;
-  return lines.slice(first);
 }

@@ -28,6 +28,31 @@ export function escapeLogText(text: string): string {
 /** A stack frame line as V8 writes it. */
 const FRAME = /^ +at /;
 
+/**
+ * The frame lines of a V8 stack, and where they start, when the stack is what V8 wrote for the
+ * error as it is now: its `name` (node adds ` [code]`), `: message` (which may hold line breaks
+ * and lines that look like frames), then only frame lines. Undefined for any other stack: then no
+ * line of it can be told from text a request put there.
+ * @example
+ * const frames = stackFrames(err.stack, err.name, err.message);
+ */
+export function stackFrames(stack: string, name: string, message: string): { start: number; lines: string[] } | undefined {
+  let end: number;
+  if (message === '') {
+    end = stack.indexOf('\n');
+    if (end === -1) end = stack.length;
+    if (!stack.startsWith(name) || !/^( \[[^\]]*\])?(: ?)?$/.test(stack.slice(name.length, end))) return undefined;
+  } else {
+    const at = stack.indexOf(`: ${message}`);
+    if (at === -1 || !stack.startsWith(name) || stack.slice(0, at).includes('\n')) return undefined;
+    end = at + 2 + message.length;
+  }
+  if (end === stack.length) return { start: end, lines: [] };
+  if (stack.charCodeAt(end) !== 10 /* \n */) return undefined;
+  const lines = stack.slice(end + 1).split('\n');
+  return lines.every((line) => FRAME.test(line)) ? { start: end, lines } : undefined;
+}
+
 /** The deepest chain of `cause`s that is written out. */
 const MAX_CAUSES = 3;
 
@@ -58,16 +83,10 @@ function describeError(err: Error, depth: number): string {
   let text: string;
   if (typeof stack !== 'string') text = escapeLogText(header);
   else {
-    // V8 starts the stack with `name: message`, which may hold anything: escape it whole, and
-    // keep line breaks only between the frames that end the stack. Whatever else precedes them
-    // (a message changed or cut after the stack was written still stands in it) is escaped with
-    // the header, so no text from a request gets a line of its own.
-    const start = stack.startsWith(header) ? header.length : 0;
-    const lines = stack.slice(start).split('\n');
-    let first = lines.length;
-    while (first > 1 && FRAME.test(lines[first - 1]!)) first--;
-    text = escapeLogText(stack.slice(0, start) + lines.slice(0, first).join('\n'));
-    for (let i = first; i < lines.length; i++) text += `\n${escapeLogText(lines[i]!)}`;
+    const frames = stackFrames(stack, name, message);
+    // A stack that is not the error's own header followed by frames (its message changed or was
+    // cut after the stack was written, or it was replaced) may hold anything: one escaped line.
+    text = frames === undefined ? escapeLogText(stack) : escapeLogText(stack.slice(0, frames.start)) + frames.lines.map((line) => `\n${escapeLogText(line)}`).join('');
   }
   if (depth < MAX_CAUSES && Object.prototype.hasOwnProperty.call(err, 'cause')) {
     text += `\n  [cause] ${describe(err.cause, depth + 1)}`;

@@ -1,5 +1,5 @@
 import { Application, HTTPError, type ApplicationConfig } from '../../src/index.js';
-import { escapeLogText, formatLogValue } from '../../src/plugin.js';
+import { escapeLogText, formatLogValue, stackFrames } from '../../src/plugin.js';
 import { hostOf } from '../host.js';
 import { exchange, start, type Started } from './support.js';
 
@@ -22,10 +22,10 @@ describe('formatLogValue', () => {
     expect(text.split('\n').every((line, i) => i === 0 || line.startsWith('    at '))).toBe(true);
   });
 
-  it('escapes a stack that does not start with the message, and a cause', () => {
+  it('writes a stack that does not start with the message on one escaped line, and a cause', () => {
     const err = new Error('x', { cause: new Error('inner\nline') });
     err.stack = 'custom\nheader\u001b\n    at frame (file.js:1:1)';
-    expect(formatLogValue(err)).toBe('custom\\nheader\\x1b\n    at frame (file.js:1:1)\n  [cause] ' + formatLogValue(err.cause).replace(/^/, ''));
+    expect(formatLogValue(err)).toBe('custom\\nheader\\x1b\\n    at frame (file.js:1:1)\n  [cause] ' + formatLogValue(err.cause));
     expect(formatLogValue(err.cause)).toMatch(/^Error: inner\\nline\n {4}at /);
   });
 
@@ -88,10 +88,36 @@ describe('errors built from route params, logged through a real request', () => 
   });
 });
 
+describe('stackFrames', () => {
+  it("finds the frames after the error's own header, node's [code] form and an empty message included", () => {
+    const err = new Error('two\nlines\n    at looks (like.js:1:1)');
+    const frames = stackFrames(err.stack!, err.name, err.message);
+    expect(frames?.start).toBe(`Error: ${err.message}`.length);
+    expect(frames?.lines.length).toBeGreaterThan(0);
+    for (const line of frames!.lines) expect(line).toMatch(/^ {4}at (?!looks)/);
+    // Node's own errors say their code after the name: `TypeError [ERR_INVALID_ARG_TYPE]: ...`.
+    const coded = new TypeError('The first argument must be of type string');
+    coded.stack = coded.stack!.replace(/^TypeError/, 'TypeError [ERR_INVALID_ARG_TYPE]');
+    expect(stackFrames(coded.stack, coded.name, coded.message)?.lines.length).toBeGreaterThan(0);
+    const empty = new Error();
+    expect(stackFrames(empty.stack!, empty.name, '')?.start).toBe(empty.stack!.indexOf('\n'));
+  });
+
+  it('finds none in a stack written for another message, another name, or with text between the frames', () => {
+    const err = new Error('first');
+    const stack = err.stack!;
+    expect(stackFrames(stack, 'Error', 'second')).toBeUndefined();
+    expect(stackFrames(stack, 'Error', 'firs')).toBeUndefined();
+    expect(stackFrames(stack, 'TypeError', 'first')).toBeUndefined();
+    expect(stackFrames(stack.replace('\n    at ', '\nforged line\n    at '), 'Error', 'first')).toBeUndefined();
+    expect(stackFrames('Error: first', 'Error', 'first')).toEqual({ start: 12, lines: [] });
+  });
+});
+
 describe('every path that logs, on the default log (console.error)', () => {
   // Decodes to a line break, a forged log line and a terminal escape.
-  const FORGED = '%0A%5BERROR%5D%20GET%20%2Fadmin%20forged%1B%5B2J';
-  const DECODED = '\n[ERROR] GET /admin forged\u001b[2J';
+  const FORGED = '%0A%5BERROR%5D%20GET%20%2Fadmin%20forged%1B%5B2J%0A%20%20%20%20at%20evil%20(x.js%3A1%3A1)';
+  const DECODED = '\n[ERROR] GET /admin forged\u001b[2J\n    at evil (x.js:1:1)';
   const printed: string[] = [];
   let spy: jest.SpyInstance;
 
@@ -109,7 +135,7 @@ describe('every path that logs, on the default log (console.error)', () => {
       expect(entry).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
       expect(entry).toContain('forged');
       const [, ...rest] = entry.split('\n');
-      for (const line of rest) expect(line).toMatch(/^(\s+at |\s+\[cause\] )/);
+      for (const line of rest) expect(line).toMatch(/^(\s+at (?!evil)|\s+\[cause\] )/);
     }
   }
 
@@ -157,7 +183,7 @@ describe('every path that logs, on the default log (console.error)', () => {
       throw new Error(`while answering: ${error.message}`);
     });
     expect((await app.inject(`/echo/${FORGED}`)).statusCode).toBe(500);
-    expect(printed[0]).toMatch(/^The error handler threw Error: while answering: No item \\n\[ERROR\] GET \/admin forged\\x1b\[2J\n {4}at /);
+    expect(printed[0]).toMatch(/^The error handler threw Error: while answering: No item \\n\[ERROR\] GET \/admin forged\\x1b\[2J\\n {4}at evil \(x\.js:1:1\)\n {4}at /);
     expectEscaped(printed);
   });
 
@@ -165,7 +191,7 @@ describe('every path that logs, on the default log (console.error)', () => {
     const app = new Application();
     hostOf(app).log(`Error on ${DECODED}`, new Error(`resolver failed for ${DECODED}`, { cause: new Error(DECODED) }));
     expect(printed).toHaveLength(1);
-    expect(printed[0]).toMatch(/^Error on \\n\[ERROR\] GET \/admin forged\\x1b\[2J Error: resolver failed for \\n/);
+    expect(printed[0]).toMatch(/^Error on \\n\[ERROR\] GET \/admin forged\\x1b\[2J\\n {4}at evil \(x\.js:1:1\) Error: resolver failed for \\n/);
     expectEscaped(printed);
   });
 
