@@ -463,3 +463,21 @@ describe('compose in production', () => {
     expect(ctx.calls).toEqual(['late']);
   });
 });
+
+describe('the compose example of the README', () => {
+  it('resolves to what the first middleware returned, built on what the next one returned', async () => {
+    // --- README example starts
+    const timed = compose<{ log: string[] }, number>([
+      async (ctx, next) => {
+        const inner = (await next()) as unknown as number;
+        ctx.log.push(`inner answered ${inner}`);
+        return inner + 1;
+      },
+      () => 41,
+    ]);
+    // --- README example ends
+    const ctx = { log: [] as string[] };
+    await expect(timed(ctx)).resolves.toBe(42);
+    expect(ctx.log).toEqual(['inner answered 41']);
+  });
+});
