@@ -124,7 +124,7 @@ describe('Koa compose semantics in an application', () => {
     });
     const res = await app.inject('/slow');
     expect(res.statusCode).toBe(500);
-    expect(String(logged[0]?.error)).toMatch(/Middleware at position 0 \(forgetful\) settled before the next\(\) it called/);
+    expect(String(logged[0]?.error)).toMatch(/Middleware at position 0 \(forgetful\) resolved before downstream: it settled before the next\(\) it called/);
   });
 });
 

@@ -397,7 +397,7 @@ describe('compose outside production', () => {
       },
       slow,
     ]);
-    await expect(run({ calls: [] })).rejects.toThrow(/Middleware at position 1 \(forgetful\) settled before the next\(\) it called/);
+    await expect(run({ calls: [] })).rejects.toThrow(/Middleware at position 1 \(forgetful\) resolved before downstream: it settled before the next\(\) it called/);
   });
 
   it('rejects an async middleware that forgot to await next()', async () => {
@@ -407,7 +407,7 @@ describe('compose outside production', () => {
       },
       slow,
     ]);
-    await expect(run({ calls: [] })).rejects.toThrow(/Middleware at position 0 settled before the next\(\) it called.*disconnected promise chain/s);
+    await expect(run({ calls: [] })).rejects.toThrow(/Middleware at position 0 resolved before downstream: it settled before the next\(\) it called.*disconnected promise chain/s);
   });
 
   it('checks a chain of one middleware against the outer next it calls', async () => {
@@ -416,7 +416,7 @@ describe('compose outside production', () => {
         void next();
       },
     ]);
-    await expect(run({ calls: [] }, () => wait(2))).rejects.toThrow(/Middleware at position 0 settled before/);
+    await expect(run({ calls: [] }, () => wait(2))).rejects.toThrow(/Middleware at position 0 resolved before downstream/);
   });
 
   it('keeps the error a middleware threw rather than reporting the chain', async () => {

@@ -118,8 +118,9 @@ function slim<C>(stack: readonly Middleware<C>[]): ComposedMiddleware<C, unknown
 /** What is said when a middleware settled before its `next()` did. */
 function disconnected(who: string): Error {
   return new Error(
-    `${who} settled before the next() it called had settled: a disconnected promise chain. ` +
-      'Write `await next()` or `return next()`, so that the chain waits for the middleware after it.',
+    // "resolved before downstream" is koa-compose's wording, which programs and tests may look for.
+    `${who} resolved before downstream: it settled before the next() it called had settled, a disconnected ` +
+      'promise chain. Write `await next()` or `return next()`, so that the chain waits for the middleware after it.',
   );
 }
 
