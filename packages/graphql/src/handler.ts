@@ -167,7 +167,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
       throw err;
     }
     const prepared: PreparedDocument = { document, operations: new Map() };
-    cache?.set(query, prepared, query.length);
+    cache?.set(query, prepared, documentWeight(query, document));
     return prepared;
   };
 
@@ -433,6 +433,19 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   };
 
   return { config, handler, guard, attach, playground };
+}
+
+/**
+ * What a cached document weighs against `documentCache.maxSize`: its characters, or
+ * `TOKEN_WEIGHT` per lexical token when that is more. A parsed document keeps about 450 bytes of
+ * heap per token at most (a dense `{ a b c … }`), so the cache holds at most about 8 bytes of heap per unit.
+ */
+const TOKEN_WEIGHT = 64;
+
+function documentWeight(query: string, document: DocumentNode): number {
+  let tokens = 0;
+  for (let token = document.loc?.startToken ?? null; token !== null; token = token.next) tokens += 1;
+  return Math.max(query.length, tokens * TOKEN_WEIGHT);
 }
 
 function isPrepared(value: PreparedDocument | HandlerResponse | readonly GraphQLError[]): value is PreparedDocument {

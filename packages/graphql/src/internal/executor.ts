@@ -39,6 +39,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { compileQuery } from 'graphql-jit';
+import { compileFunction } from 'node:vm';
 import { inspect } from './inspect.js';
 
 /** What the executor needs of graphql-jit. */
@@ -62,6 +63,8 @@ export interface OperationPlan {
   fallback?: string;
   /** What the compiled operation weighs in the compiled budget (its selections, fragments expanded). */
   weight?: number;
+  /** How many times the operation was compiled. */
+  compilations?: number;
 }
 
 /** An operation is compiled on this execution: a document sent once is never compiled. */
@@ -69,7 +72,7 @@ export const COMPILE_ON_RUN = 2;
 
 /**
  * Bounds of what compiled operations retain. graphql-jit's code for an operation grows with its
- * selections, fragments expanded (about 1-2 KB of heap per selection): an operation weighing more
+ * selections, fragments expanded (about 10 KB of heap per selection): an operation weighing more
  * than `maxWeight` is never compiled, and the compiled operations held together weigh at most
  * `maxTotalWeight` and number at most `maxEntries` (least recently used dropped first; a dropped
  * operation runs on graphql-js and may compile again).
@@ -80,7 +83,10 @@ export interface CompiledBudget {
   readonly maxTotalWeight: number;
 }
 
-export const DEFAULT_COMPILED_BUDGET: CompiledBudget = { maxEntries: 200, maxWeight: 500, maxTotalWeight: 20_000 };
+export const DEFAULT_COMPILED_BUDGET: CompiledBudget = { maxEntries: 200, maxWeight: 500, maxTotalWeight: 2000 };
+
+/** An operation dropped from the compiled budget this many times runs on graphql-js for good (no compile churn). */
+const MAX_COMPILATIONS = 3;
 
 function checkBudget(budget: CompiledBudget): void {
   if (!(budget.maxEntries >= 1 && budget.maxWeight <= budget.maxTotalWeight)) throw new RangeError('compiled budget: maxEntries >= 1 and maxWeight <= maxTotalWeight');
@@ -143,6 +149,10 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
 
   const compilePlan = (plan: OperationPlan, args: ExecutionArgs): CompiledRun | null => {
     if (compile === undefined) return null;
+    if ((plan.compilations ?? 0) >= MAX_COMPILATIONS) {
+      plan.fallback = `it was compiled ${MAX_COMPILATIONS} times and dropped for others each time`;
+      return null;
+    }
     const fallback = compiledFallback(args.schema, args.document, plan.operation);
     if (fallback !== undefined) {
       plan.fallback = fallback;
@@ -161,7 +171,7 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
     const name = plan.operation.name?.value;
     let compiled: ReturnType<typeof compileQuery>;
     try {
-      compiled = compile(copy, args.document, name, { customJSONSerializer: true });
+      compiled = withoutEvalCache(() => compile!(copy, args.document, name, { customJSONSerializer: true }));
     } catch {
       plan.fallback = 'graphql-jit cannot compile it';
       return null;
@@ -172,6 +182,7 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
     }
     if (typeof compiled.stringify === 'function') plan.stringify = compiled.stringify;
     plan.weight = weight;
+    plan.compilations = (plan.compilations ?? 0) + 1;
     hold(plan, weight);
     return compiled.query as CompiledRun;
   };
@@ -224,6 +235,28 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
       return totalWeight;
     },
   };
+}
+
+/**
+ * Runs `fn` (graphql-jit's compilation, synchronous) with `Function` made by `vm.compileFunction`:
+ * V8 keeps the source of what `new Function` compiles in its eval cache until its bytecode ages
+ * out, some 100 KB per compiled operation beyond the compiled budget; `vm.compileFunction` makes
+ * the same function (global scope, sloppy mode) without that cache. Restored before returning.
+ */
+function withoutEvalCache<T>(fn: () => T): T {
+  const original = globalThis.Function;
+  const replacement = function (...parts: string[]): unknown {
+    const body = parts.length === 0 ? '' : parts[parts.length - 1]!;
+    const params = parts.slice(0, -1).flatMap((param) => String(param).split(',').map((p) => p.trim())).filter((p) => p !== '');
+    return compileFunction(String(body), params);
+  } as unknown as FunctionConstructor;
+  Object.defineProperty(replacement, 'prototype', { value: original.prototype });
+  globalThis.Function = replacement;
+  try {
+    return fn();
+  } finally {
+    globalThis.Function = original;
+  }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
