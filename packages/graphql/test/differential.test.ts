@@ -146,6 +146,9 @@ const corners: Record<string, GeneratedRequest[]> = {
     { query: '{ hello deepNN { child { child { child { list } } } } }', variables: {} },
     { query: '{ maybePeople { boss { id } } version }', variables: {} },
     { query: '{ person(id: "2") { throwN asyncName nThrow } version }', variables: {} },
+    // graphql-js never executes b: the failure at a[1].nThrow nulls the whole response first.
+    { query: '{ a: people { throwN nThrow } b: deepNN { child { nullableThrow } } }', variables: {} },
+    { query: '{ x: deepNN { child { nullableThrow child { nThrow } } } y: deep { nullableThrow } }', variables: {} },
   ],
   'serial mutations': [
     { query: 'mutation { a: inc b: inc(by: 2) c: append(s: "x") d: append(s: "y") }', variables: {} },
