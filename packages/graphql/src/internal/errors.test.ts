@@ -1,4 +1,6 @@
-import { acceptedMediaType, withoutSuggestion } from './errors.js';
+import { HTTPError } from '@fw/core';
+import { GraphQLError } from 'graphql';
+import { acceptedMediaType, createErrorFormatter, withoutSuggestion } from './errors.js';
 
 describe('withoutSuggestion', () => {
   it.each([
@@ -29,5 +31,32 @@ describe('acceptedMediaType', () => {
     expect(acceptedMediaType('application/json; charset=latin1')).toBeUndefined();
     expect(acceptedMediaType('application/json')).toBe('application/json');
     expect(acceptedMediaType(undefined)).toBe('application/json');
+  });
+});
+
+describe('createErrorFormatter', () => {
+  const logged: string[] = [];
+  const format = createErrorFormatter({ maskErrors: true, onLog: (message) => void logged.push(message) });
+  const json = (error: Readonly<GraphQLError | Error>): unknown => JSON.parse(JSON.stringify(format(error)));
+
+  it('masks and logs an error that is not a GraphQL error (one graphql-js execution threw itself)', () => {
+    logged.length = 0;
+    expect(json(new Error('db password is hunter2'))).toEqual({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
+    expect(logged).toEqual(['GraphQL error: db password is hunter2']);
+  });
+
+  it('keeps the message of an HTTPError that may be shown', () => {
+    expect((format(new HTTPError(404, 'gone')) as Error).message).toBe('gone');
+  });
+
+  it('masks a resolver error whose statusCode getter throws', () => {
+    const thrown = Object.assign(new Error('secret'), {});
+    Object.defineProperty(thrown, 'statusCode', {
+      get() {
+        throw new Error('getter secret');
+      },
+    });
+    const error = new GraphQLError('secret', { path: ['x'], originalError: thrown });
+    expect(json(error)).toEqual({ message: 'Internal server error', path: ['x'], extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
   });
 });

@@ -1,6 +1,6 @@
 import { buildSchema, defaultFieldResolver, getOperationAST, parse, type ExecutionArgs } from 'graphql';
 import * as jit from 'graphql-jit';
-import { COMPILE_ON_RUN, createExecutor, jitRunsLikeExecute, type OperationPlan } from './executor.js';
+import { COMPILE_ON_RUN, compiledFallback, createExecutor, jitRunsLikeExecute, type OperationPlan } from './executor.js';
 
 const schema = buildSchema(`
   type Query { hello: String! pet: Pet }
@@ -56,5 +56,101 @@ describe('jitRunsLikeExecute', () => {
     ['{ __type(name: "Cat") { name } }', false],
   ])('%s: %s', (query, expected) => {
     expect(jitRunsLikeExecute(schema, parse(query))).toBe(expected);
+  });
+});
+
+describe('the compiled budget', () => {
+  const wide = buildSchema(`type Query { ${Array.from({ length: 10 }, (_, i) => `f${i}: Int`).join(' ')} }`);
+  const root = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, i]));
+  const planOf = (fields: number, tag: string): { plan: OperationPlan; args: ExecutionArgs } => {
+    const document = parse(`query ${tag} { ${Array.from({ length: fields }, (_, i) => `f${i}`).join(' ')} }`);
+    return { plan: { operation: getOperationAST(document)!, runs: 0, compiled: undefined }, args: { schema: wide, document, rootValue: root } };
+  };
+  const runTwice = (executor: ReturnType<typeof createExecutor>, { plan, args }: { plan: OperationPlan; args: ExecutionArgs }): void => {
+    executor.run(plan, args);
+    executor.run(plan, args);
+  };
+
+  it('drops the least recently used compiled operation past its weight, which then runs on graphql-js', () => {
+    const executor = createExecutor(jit, { maxEntries: 10, maxWeight: 10, maxTotalWeight: 12 });
+    const a = planOf(5, 'A');
+    const b = planOf(5, 'B');
+    const c = planOf(5, 'C');
+    runTwice(executor, a);
+    runTwice(executor, b);
+    expect(executor.compiledWeight).toBe(10);
+    executor.run(a.plan, a.args); // A is now the most recently used
+    runTwice(executor, c);
+    expect(executor.compiledCount).toBe(2);
+    expect(typeof a.plan.compiled).toBe('function');
+    expect(b.plan.compiled).toBeUndefined();
+    expect(executor.run(b.plan, b.args)).toEqual({ data: { f0: 0, f1: 1, f2: 2, f3: 3, f4: 4 } });
+  });
+
+  it('never compiles an operation heavier than maxWeight, and stops recompiling one dropped three times', () => {
+    const executor = createExecutor(jit, { maxEntries: 1, maxWeight: 6, maxTotalWeight: 6 });
+    const heavy = planOf(7, 'Heavy');
+    runTwice(executor, heavy);
+    expect(heavy.plan.compiled).toBeNull();
+    expect(heavy.plan.fallback).toMatch(/7 selections/);
+    const a = planOf(2, 'A');
+    const b = planOf(2, 'B');
+    for (let i = 0; i < 3; i++) {
+      runTwice(executor, a);
+      runTwice(executor, b);
+    }
+    runTwice(executor, a);
+    expect(a.plan.compiled).toBeNull();
+    expect(a.plan.fallback).toMatch(/compiled 3 times/);
+  });
+
+  it('forgets the compiled operations of a document that left the cache', () => {
+    const executor = createExecutor(jit);
+    const a = planOf(3, 'A');
+    runTwice(executor, a);
+    expect(executor.compiledCount).toBe(1);
+    executor.forget(a.plan);
+    expect(executor.compiledCount).toBe(0);
+    expect(a.plan.compiled).toBeUndefined();
+  });
+
+  it('compiles without leaving its Function in place, even when compilation throws', () => {
+    const original = globalThis.Function;
+    const executor = createExecutor({
+      compileQuery: () => {
+        expect(globalThis.Function).not.toBe(original);
+        throw new Error('cannot compile');
+      },
+    });
+    const a = planOf(1, 'A');
+    runTwice(executor, a);
+    expect(a.plan.compiled).toBeNull();
+    expect(globalThis.Function).toBe(original);
+  });
+});
+
+describe('compiledFallback', () => {
+  const rich = buildSchema(`
+    scalar Money
+    input Cond { eq: String, not: Cond }
+    input Where { cond: Cond }
+    input Pick @oneOf { a: Int, b: Int }
+    input Plain { n: Int = 1, tags: [String!] }
+    type Query { plain(p: Plain, n: Int): Int, cond(w: Where): Int, pick(p: Pick): Int, money(m: Money): Int }
+  `);
+  it.each([
+    ['query ($p: Plain, $n: Int) { plain(p: $p, n: $n) }', undefined],
+    ['{ plain(p: { n: 2, tags: ["a"] }) }', undefined],
+    ['query ($w: Where) { cond(w: $w) }', 'the variable "$w" holds the self-referencing input Cond'],
+    ['{ cond(w: { cond: { eq: "a" } }) }', 'the argument "w" holds the self-referencing input Cond'],
+    ['{ pick(p: { a: 1 }) }', 'the argument "p" holds the @oneOf input Pick'],
+    ['{ money(m: 1) }', 'the argument "m" holds the custom scalar Money'],
+    ['query ($n: Int) { plain(p: { n: $n }) }', 'the argument "p" has a variable inside a list or object'],
+    ['query ($t: String!) { plain(p: { tags: [$t] }) }', 'the argument "p" has a variable inside a list or object'],
+    ['{ plain @include(if: true) }', 'it uses @include'],
+    ['{ ...F } fragment F on Query { plain @skip(if: false) }', 'it uses @skip'],
+  ])('%s', (query, reason) => {
+    const document = parse(query);
+    expect(compiledFallback(rich, document, getOperationAST(document)!)).toBe(reason);
   });
 });

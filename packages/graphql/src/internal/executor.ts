@@ -124,6 +124,7 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
   const copies = new WeakMap<GraphQLSchema, GraphQLSchema>();
   // Compiled plans, least recently used first (a Map keeps insertion order).
   const held = new Map<OperationPlan, number>();
+  let newest: OperationPlan | undefined;
   let totalWeight = 0;
 
   const drop = (plan: OperationPlan): void => {
@@ -131,6 +132,7 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
     if (weight === undefined) return;
     held.delete(plan);
     totalWeight -= weight;
+    if (newest === plan) newest = undefined;
     // Runs on graphql-js again, and compiles again once it is used twice more.
     plan.compiled = undefined;
     plan.stringify = undefined;
@@ -139,6 +141,7 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
 
   const hold = (plan: OperationPlan, weight: number): void => {
     held.set(plan, weight);
+    newest = plan;
     totalWeight += weight;
     while (held.size > budget.maxEntries || totalWeight > budget.maxTotalWeight) {
       const oldest = held.keys().next();
@@ -198,11 +201,14 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
         plan.runs += 1;
         if (plan.runs < COMPILE_ON_RUN) return execute(args);
         compiled = plan.compiled = compilePlan(plan, args);
-      } else if (compiled !== null && held.size > 1) {
-        // Most recently used: moved to the end.
-        const weight = held.get(plan)!;
-        held.delete(plan);
-        held.set(plan, weight);
+      } else if (compiled !== null && plan !== newest) {
+        // Most recently used: moved to the end (a repeated operation needs no move).
+        const weight = held.get(plan);
+        if (weight !== undefined) {
+          held.delete(plan);
+          held.set(plan, weight);
+          newest = plan;
+        }
       }
       if (compiled === null) return execute(args);
       const result = compiled(args.rootValue, args.contextValue, args.variableValues);

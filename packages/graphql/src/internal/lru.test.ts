@@ -75,3 +75,17 @@ describe('LruCache', () => {
     expect(cache.get('b')).toBe(3);
   });
 });
+
+describe('LruCache onEvict', () => {
+  it('is called with each entry dropped to make room, not with replaced or cleared ones', () => {
+    const evicted: string[] = [];
+    const cache = new LruCache<string, string>(2, 100, (value) => evicted.push(value));
+    cache.set('a', 'A', 1);
+    cache.set('b', 'B', 1);
+    cache.set('a', 'A2', 1);
+    cache.set('c', 'C', 1);
+    expect(evicted).toEqual(['B']);
+    cache.clear();
+    expect(evicted).toEqual(['B']);
+  });
+});
