@@ -46,7 +46,7 @@ describe('createErrorFormatter', () => {
   });
 
   it('keeps the message of an HTTPError that may be shown', () => {
-    expect((format(new HTTPError(404, 'gone')) as Error).message).toBe('gone');
+    expect(format(new HTTPError(404, 'gone')).message).toBe('gone');
   });
 
   it('masks a resolver error whose statusCode getter throws', () => {

@@ -67,8 +67,8 @@ describe('the compiled budget', () => {
     return { plan: { operation: getOperationAST(document)!, runs: 0, compiled: undefined }, args: { schema: wide, document, rootValue: root } };
   };
   const runTwice = (executor: ReturnType<typeof createExecutor>, { plan, args }: { plan: OperationPlan; args: ExecutionArgs }): void => {
-    executor.run(plan, args);
-    executor.run(plan, args);
+    void executor.run(plan, args);
+    void executor.run(plan, args);
   };
 
   it('drops the least recently used compiled operation past its weight, which then runs on graphql-js', () => {
@@ -79,7 +79,7 @@ describe('the compiled budget', () => {
     runTwice(executor, a);
     runTwice(executor, b);
     expect(executor.compiledWeight).toBe(10);
-    executor.run(a.plan, a.args); // A is now the most recently used
+    void executor.run(a.plan, a.args); // A is now the most recently used
     runTwice(executor, c);
     expect(executor.compiledCount).toBe(2);
     expect(typeof a.plan.compiled).toBe('function');
