@@ -154,3 +154,21 @@ describe('compiledFallback', () => {
     expect(compiledFallback(rich, document, getOperationAST(document)!)).toBe(reason);
   });
 });
+
+describe('the benchmark scenarios (bench/http/scenarios.mjs)', () => {
+  const bench = buildSchema(`
+    type Query { hello: String!, user(id: ID!): User }
+    type Mutation { createUser(input: CreateUserInput!): User! }
+    input CreateUserInput { name: String!, email: String!, age: Int, tags: [String!] }
+    type User { id: ID!, name: String!, email: String!, friends(first: Int = 2): [User!]! }
+  `);
+  it.each([
+    '{ hello }',
+    '{ user(id: "1") { id name } }',
+    'query User($id: ID!, $first: Int!) { user(id: $id) { id name email friends(first: $first) { id name friends(first: 1) { id } } } }',
+    'mutation CreateUser($input: CreateUserInput!) { createUser(input: $input) { id name email } }',
+  ])('are compiled: %s', (query) => {
+    const document = parse(query);
+    expect(compiledFallback(bench, document, getOperationAST(document)!)).toBeUndefined();
+  });
+});
