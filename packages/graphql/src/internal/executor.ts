@@ -487,7 +487,10 @@ function asExecuteAnswers(plan: OperationPlan, args: ExecutionArgs, result: Exec
   let data = result.data;
   for (const { error, where } of described) {
     const path = error.path;
-    if (path !== undefined && aborted.some((prefix) => isPrefix(prefix, path))) continue;
+    // In execution order, the errors under an aborted subtree follow each other: once one is not
+    // under the latest aborted subtree, no later one is.
+    while (path !== undefined && aborted.length > 0 && !isPrefix(aborted[aborted.length - 1]!, path)) aborted.pop();
+    if (path !== undefined && aborted.length > 0) continue;
     if (error.originalError instanceof ExecutionAbort) {
       kept.push(error.originalError.thrown as GraphQLError);
       data = null;
@@ -553,10 +556,13 @@ function errorOrder(schema: GraphQLSchema, document: DocumentNode, operation: Op
     for (const set of sets) walk(set);
     return keys;
   };
+  // The keys at each place (list indices aside): a response with many errors collects each place once.
+  const places = new Map<string, { keys: Map<string, FieldNode[]>; order: Map<string, number> }>();
   return (path) => {
     if (root == null) return undefined;
     let type: GraphQLOutputType = root;
     let sets: SelectionSetNode[] = [operation.selectionSet];
+    let place = '';
     const position: number[] = [];
     let nullable = true;
     let nullablePrefix = 0;
@@ -569,10 +575,16 @@ function errorOrder(schema: GraphQLSchema, document: DocumentNode, operation: Op
         fieldType = type.ofType as GraphQLOutputType;
       } else {
         if (!isObjectType(type)) return undefined;
-        const keys = collect(sets);
-        const nodes = keys.get(segment);
+        let collected = places.get(place);
+        if (collected === undefined) {
+          const keys = collect(sets);
+          collected = { keys, order: new Map([...keys.keys()].map((key, index) => [key, index])) };
+          places.set(place, collected);
+        }
+        const nodes = collected.keys.get(segment);
         if (nodes === undefined) return undefined;
-        position.push([...keys.keys()].indexOf(segment));
+        position.push(collected.order.get(segment)!);
+        place += `.${segment}`;
         const name = nodes[0]!.name.value;
         const field: { type: GraphQLOutputType } | undefined = name === '__typename' ? undefined : (type as GraphQLObjectType).getFields()[name];
         fieldType = field === undefined ? new GraphQLNonNull(schema.getType('String') as GraphQLNamedType & GraphQLOutputType) : field.type;
