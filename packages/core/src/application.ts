@@ -155,8 +155,8 @@ export class Application {
 
   /**
    * Serves an operation (made by `defineOperation`) on every protocol it names: its REST route here,
-   * and its GraphQL field and gRPC method through the registered plugins. Throws when the name is
-   * taken or a plugin cannot serve it (a GraphQL name clash, a type it cannot generate).
+   * and its binding on each other protocol through the registered plugins. Throws when the name is
+   * taken or a plugin cannot serve it (a name clash in a generated schema, a type it cannot generate).
    * @example
    * app.operation(getBook);
    */

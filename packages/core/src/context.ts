@@ -47,7 +47,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   user?: unknown;
   /** The matched route, once routing has run; undefined for unmatched requests and claimed paths. */
   route: Route | undefined = undefined;
-  /** The protocol serving this request: `http`, or the protocol of a plugin that claimed the path (`graphql`). */
+  /** The protocol serving this request: `http`, or the protocol of a plugin that claimed the path (`ProtocolName`). */
   protocol: string = 'http';
   /** The request's trace and span IDs (present while tracing is on). */
   declare trace?: TraceInfo;
@@ -314,8 +314,8 @@ const HTTP_CONTEXT: unique symbol = Symbol.for('fw.context.http');
 Object.defineProperty(Context.prototype, HTTP_CONTEXT, { value: true });
 
 /**
- * Whether a protocol-neutral context is the HTTP `Context` (REST or GraphQL over HTTP), as opposed
- * to a gRPC call's context. Works across copies of `@fw/core`.
+ * Whether a protocol-neutral context is the HTTP `Context` (REST, or a protocol served on a claimed
+ * path), as opposed to the context of a protocol with its own server. Works across copies of `@fw/core`.
  */
 export function isHttpContext(ctx: RequestContext): ctx is Context {
   return HTTP_CONTEXT in ctx;

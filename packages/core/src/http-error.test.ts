@@ -1,5 +1,4 @@
 import { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
-import { GRPC_STATUS, httpStatusFromGrpc, protocolStatus } from './status-map.js';
 
 describe('HTTPError', () => {
   it('exposes statusCode, message and details', () => {
@@ -110,29 +109,6 @@ describe('statusText', () => {
     expect(statusText(414)).toBe('URI Too Long');
     expect(statusText(418)).toBe('Error');
     expect(statusText(599)).toBe('Internal Server Error');
-  });
-});
-
-describe('protocolStatus', () => {
-  it('maps HTTP statuses to gRPC codes and GraphQL codes as DESIGN.md lists them', () => {
-    expect(protocolStatus(400)).toEqual({ grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'BAD_REQUEST' });
-    expect(protocolStatus(401).grpc).toBe(GRPC_STATUS.UNAUTHENTICATED);
-    expect(protocolStatus(403).grpc).toBe(GRPC_STATUS.PERMISSION_DENIED);
-    expect(protocolStatus(404).grpc).toBe(GRPC_STATUS.NOT_FOUND);
-    expect(protocolStatus(409).grpc).toBe(GRPC_STATUS.ALREADY_EXISTS);
-    expect(protocolStatus(422).grpc).toBe(GRPC_STATUS.INVALID_ARGUMENT);
-    expect(protocolStatus(429).grpc).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED);
-    expect(protocolStatus(503).grpc).toBe(GRPC_STATUS.UNAVAILABLE);
-    expect(protocolStatus(500)).toEqual({ grpc: GRPC_STATUS.INTERNAL, graphql: 'INTERNAL_SERVER_ERROR' });
-    expect(protocolStatus(418).grpc).toBe(GRPC_STATUS.INTERNAL);
-  });
-
-  it('maps gRPC codes back to the first HTTP status that produces them', () => {
-    expect(httpStatusFromGrpc(GRPC_STATUS.OK)).toBe(200);
-    expect(httpStatusFromGrpc(GRPC_STATUS.INVALID_ARGUMENT)).toBe(400);
-    expect(httpStatusFromGrpc(GRPC_STATUS.NOT_FOUND)).toBe(404);
-    expect(httpStatusFromGrpc(GRPC_STATUS.UNAVAILABLE)).toBe(503);
-    expect(httpStatusFromGrpc(GRPC_STATUS.DATA_LOSS)).toBe(500);
   });
 });
 

@@ -1,4 +1,47 @@
+/**
+ * Protocol-specific options of `new HTTPError()`, each declared by the protocol package that reads
+ * it (by declaration merging) and registered with `defineErrorExtension`: an error passes them as
+ * options and carries the accepted ones as its own properties.
+ * @example
+ * declare module '@fw/core' { interface HTTPErrorExtensions { retryAfterSeconds?: number } }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface HTTPErrorExtensions {}
+
+/** Checks the value an extension option was given: `true` keeps it on the error, `false` drops it. */
+export type ErrorExtensionCheck = (value: unknown) => boolean;
+
+const extensions = new Map<string, ErrorExtensionCheck>();
+
+/**
+ * Registers an `HTTPErrorExtensions` option: from now on `new HTTPError(…, { [key]: value })` keeps
+ * `value` as the error's `key` property when `accept(value)` says so. Registering a key again
+ * replaces its check. The built-in options (`cause`, `expose`, `headers`) cannot be registered.
+ */
+export function defineErrorExtension(key: string, accept: ErrorExtensionCheck): void {
+  if (typeof key !== 'string' || key === '' || RESERVED.has(key)) throw new TypeError(`defineErrorExtension: "${String(key)}" cannot be an extension option`);
+  if (typeof accept !== 'function') throw new TypeError('defineErrorExtension expects a check function');
+  extensions.set(key, accept);
+}
+
+/** The extension options an error carries (those registered with `defineErrorExtension`), to pass on when wrapping it. Never throws. */
+export function extensionsOf(err: HTTPError): HTTPErrorExtensions {
+  const found: Record<string, unknown> = {};
+  try {
+    for (const key of extensions.keys()) {
+      const value = (err as unknown as Record<string, unknown>)[key];
+      if (value !== undefined) found[key] = value;
+    }
+  } catch {
+    // A getter that throws: pass on what was read.
+  }
+  return found;
+}
+
+const RESERVED = new Set(['cause', 'expose', 'headers', 'details', 'statusCode', 'message', 'name', 'stack', 'constructor', '__proto__', 'prototype']);
+
 /** An error that carries an HTTP status. Throw it from handlers and middleware. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface below adds only the optional, read-only extension options the constructor sets
 export class HTTPError extends Error {
   /** The HTTP status code sent to the client. */
   readonly statusCode: number;
@@ -8,11 +51,6 @@ export class HTTPError extends Error {
   readonly expose: boolean;
   /** Response headers sent with the error (e.g. `WWW-Authenticate` on a 401). */
   readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * The gRPC status this error becomes, when the status table's row for `statusCode` is not the
-   * right one (a 409 "not enough stock" is `FAILED_PRECONDITION`, not `ALREADY_EXISTS`).
-   */
-  readonly grpcStatus?: number;
 
   constructor(statusCode: number, message?: string, details?: unknown, options?: HTTPErrorOptions) {
     super(message ?? statusText(statusCode), options?.cause !== undefined ? { cause: options.cause } : undefined);
@@ -21,25 +59,27 @@ export class HTTPError extends Error {
     if (details !== undefined) this.details = details;
     this.expose = options?.expose ?? true;
     if (options?.headers !== undefined) this.headers = options.headers;
-    const grpc = options?.grpcStatus;
-    if (typeof grpc === 'number' && Number.isInteger(grpc) && grpc >= 1 && grpc <= 16) this.grpcStatus = grpc;
+    if (options !== undefined && extensions.size > 0) {
+      for (const [key, accept] of extensions) {
+        const value = (options as Record<string, unknown>)[key];
+        if (value !== undefined && accept(value)) (this as unknown as Record<string, unknown>)[key] = value;
+      }
+    }
   }
 }
 
-/** Extra options of `new HTTPError()`. */
-export interface HTTPErrorOptions {
+/** The extension options an HTTPError was given and kept, as read-only properties of the error. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the class carries the options protocol packages declare
+export interface HTTPError extends Readonly<HTTPErrorExtensions> {}
+
+/** Extra options of `new HTTPError()`: the built-in ones, and those protocol packages declare in `HTTPErrorExtensions`. */
+export interface HTTPErrorOptions extends HTTPErrorExtensions {
   /** The error this one wraps. */
   cause?: unknown;
   /** Whether the message may be shown to clients. @default true */
   expose?: boolean;
   /** Response headers to send with the error. */
   headers?: Record<string, string>;
-  /**
-   * The gRPC status code (a `GRPC_STATUS` value, 1–16) to answer gRPC calls with, overriding the
-   * status table's row for `statusCode`. HTTP and GraphQL still use `statusCode`.
-   * @default the status table's row for `statusCode`
-   */
-  grpcStatus?: number;
 }
 
 /** Whether a value is an HTTPError (also across copies of this package). Never throws. */

@@ -16,18 +16,19 @@ export { createContextKey, OPERATION_NAME, OPERATION_TYPE } from './request-cont
 export type {
   ContextKey,
   ContextKeyOptions,
+  ProcedureInfo,
   ProtocolName,
+  ProtocolNames,
   RequestContext,
-  RpcInfo,
   TraceAttributes,
   TraceAttributeValue,
   TraceInfo,
   TraceSpan,
 } from './request-context.js';
 export { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
-export type { ErrorBody, HTTPErrorOptions } from './http-error.js';
-export { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc, protocolStatus } from './status-map.js';
-export type { ProtocolStatus } from './status-map.js';
+export type { ErrorBody, HTTPErrorExtensions, HTTPErrorOptions } from './http-error.js';
+export { ERROR_CODE_STATUS, errorCodeOf } from './error-code.js';
+export type { ErrorCode } from './error-code.js';
 export { isOperation } from './operation.js';
 export type {
   FieldShape,
@@ -35,8 +36,6 @@ export type {
   ObjectShape,
   Operation,
   OperationBodyType,
-  OperationGraphQL,
-  OperationGrpc,
   OperationRest,
   ScalarKind,
   TypeShape,

@@ -1,7 +1,7 @@
 import { send } from '../test/http-client.js';
 import { Application } from './application.js';
 import { HTTPError } from './http-error.js';
-import { grpcMethodName, isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
+import { isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
 import type { PluginHost } from './plugin-host.js';
 import { ContextVariables, OPERATION_NAME, type RequestContext, type TraceAttributes, type TraceSpan } from './request-context.js';
 import type { Middleware } from './types.js';
@@ -69,13 +69,6 @@ describe('isOperation()', () => {
     expect(isOperation({ ...lookAlike, [OPERATION_BRAND]: 'yes' })).toBe(false);
     expect(isOperation(null)).toBe(false);
     expect(isOperation('getBook')).toBe(false);
-  });
-});
-
-describe('grpcMethodName()', () => {
-  it('is grpc.method when given, else the name with its first letter upper-cased', () => {
-    expect(grpcMethodName(operation('getBook'))).toBe('GetBook');
-    expect(grpcMethodName({ ...operation('getBook'), grpc: { service: 'shop.Catalog', method: 'Fetch' } })).toBe('Fetch');
   });
 });
 

@@ -8,8 +8,8 @@ import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition } from './t
 /**
  * Operations: one definition (input and output types, middleware, a handler) served on every
  * protocol that names it. Core owns the protocol-neutral contract and the REST binding; a schema
- * package (`@fw/validate`'s `defineOperation`) makes operations, and the GraphQL and gRPC packages
- * generate their types from the shapes below.
+ * package (`@fw/validate`'s `defineOperation`) makes operations, and each protocol package declares
+ * its own binding on `Operation` (declaration merging) and generates its types from the shapes below.
  */
 
 /** The scalar kinds a field can have. `int32` is an integer bounded to 32 bits, `int` any safe integer. */
@@ -26,8 +26,8 @@ export interface FieldShape {
 }
 
 /**
- * The protocol-neutral description of a type, from which GraphQL types, proto messages and JSON
- * Schema are generated. `source` is the schema object the shape came from: two shapes with the same
+ * The protocol-neutral description of a type, from which each protocol's types (schema types,
+ * messages, JSON Schema) are generated. `source` is the schema object the shape came from: two shapes with the same
  * source are one named type.
  */
 export type TypeShape =
@@ -72,26 +72,17 @@ export interface OperationRest {
   readonly accepts?: readonly OperationBodyType[];
 }
 
-/** Where an operation is served over GraphQL. */
-export interface OperationGraphQL {
-  readonly type: 'query' | 'mutation';
-}
-
-/** Where an operation is served over gRPC. */
-export interface OperationGrpc {
-  /** `<package>.<Service>`. */
-  readonly service: string;
-  /** The method name. @default the operation name with its first letter upper-cased */
-  readonly method?: string;
-}
-
 /** Where one top-level input key came from on REST: `params`, `query` or `body`. */
 export type InputOrigin = (key: string) => string | undefined;
 
-/** The protocol-neutral operation that `app.operation()` serves; made by `defineOperation`. */
+/**
+ * The protocol-neutral operation that `app.operation()` serves; made by `defineOperation`. Core
+ * declares the REST binding (`rest`); each protocol package declares its own binding by
+ * declaration merging, with the same type parameters.
+ */
 export interface Operation<TInput = unknown, TOutput = unknown> {
   readonly [OPERATION_BRAND]: true;
-  /** The operation's name: the GraphQL field name, and the gRPC method name upper-cased. */
+  /** The operation's name, from which each protocol names it (a field, a method). */
   readonly name: string;
   readonly description?: string | undefined;
   /** The input's shape (an object). */
@@ -99,8 +90,6 @@ export interface Operation<TInput = unknown, TOutput = unknown> {
   /** The output's shape. */
   readonly output: TypeShape;
   readonly rest?: OperationRest | undefined;
-  readonly graphql?: OperationGraphQL | undefined;
-  readonly grpc?: OperationGrpc | undefined;
   /** Middleware run before the handler on every protocol. */
   readonly middleware: readonly Middleware<RequestContext>[];
   /** The schemas the operation was defined with (for documents such as OpenAPI). */
@@ -124,11 +113,6 @@ export function isOperation(value: unknown): value is Operation {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[OPERATION_BRAND] === true;
 }
 
-/** The gRPC method name of an operation: `grpc.method`, else its name with the first letter upper-cased. */
-export function grpcMethodName(op: Operation): string {
-  return op.grpc?.method ?? op.name.charAt(0).toUpperCase() + op.name.slice(1);
-}
-
 const chains = new WeakMap<Operation, ComposedMiddleware<RequestContext>>();
 
 /** The operation's middleware, composed once; each call passes its own final step. */
@@ -142,14 +126,17 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
 }
 
 /**
- * Runs an operation for a GraphQL field or a gRPC call: its middleware, then validation, the
- * handler and output shaping. Names the operation for tracing and logs. Rejects with what the
+ * Runs an operation for a protocol package (a field of a query, a procedure call): its middleware,
+ * then validation, the handler and output shaping. Names the operation for tracing and logs unless
+ * the request already has a name. Rejects with what the
  * middleware or handler threw (an `HTTPError` maps on every protocol by the status table).
  * Middleware that answers without calling `next()` ends the operation with no result: an error.
  */
 export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   try {
-    if (ctx.get(OPERATION_NAME) === undefined || ctx.protocol !== 'graphql') ctx.set(OPERATION_NAME, op.name);
+    // The first name stays: a request that names its operation itself (a query document's
+    // operation name), or one running several operations at once, keeps the name it was given.
+    if (ctx.get(OPERATION_NAME) === undefined) ctx.set(OPERATION_NAME, op.name);
     // No middleware and no tracing: nothing to wrap the call in.
     if (op.middleware.length === 0 && ctx.startSpan === undefined) return op.execute(raw, ctx, origin);
   } catch (err) {
@@ -162,8 +149,8 @@ export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, 
 /** `runOperation` with its middleware and a child span around the call. */
 async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
-  // The input and result live in this call, not on the context: GraphQL resolves sibling fields
-  // concurrently on one request context.
+  // The input and result live in this call, not on the context: a query protocol resolves sibling
+  // fields concurrently on one request context.
   let result: T | typeof NO_RESULT = NO_RESULT;
   const run = async (): Promise<void> => {
     result = await op.execute(raw, ctx, origin);
@@ -245,7 +232,7 @@ function acceptedTypes(op: Operation, accepts: unknown): readonly OperationBodyT
  * The first middleware of a route that reads a body: a request whose Content-Type the operation
  * does not take is answered 415 before anything of the operation runs. A form (or a body with no
  * type) is what a cross-site page can send without asking, so JSON alone is the default, as on
- * the GraphQL endpoint. A request with neither a body nor a Content-Type carries no input to refuse.
+ * the other protocols served over HTTP. A request with neither a body nor a Content-Type carries no input to refuse.
  */
 function bodyGuard(op: Operation, rest: OperationRest): AnyMiddleware {
   const accepts = acceptedTypes(op, rest.accepts);

@@ -66,9 +66,9 @@ export interface PluginHost {
   readonly contextSettings: Readonly<ContextSettings>;
 }
 
-/** A plugin (GraphQL, gRPC, tracing, OpenAPI): attaches to an application through the host it is given. */
+/** A plugin (a protocol, tracing, a document generator): attaches to an application through the host it is given. */
 export interface Plugin {
-  /** A unique name (`graphql`, `grpc`, `tracing`). */
+  /** A unique name (`tracing`, `openapi`, a protocol's name). */
   readonly name: string;
   /** Called once by `app.register(plugin)`. */
   setup(host: PluginHost): void;

@@ -1,11 +1,12 @@
 /**
- * The protocol-neutral request context: what the HTTP `Context` (and, in the gRPC package, the call
+ * The protocol-neutral request context: what the HTTP `Context` (and each protocol package's own
  * context) offers to middleware that works on every protocol (authentication, rate limits, tracing).
+ * Protocol packages add their members by declaration merging into `RequestContext`; core names none.
  */
 
 /** A per-request variable declared by a package or an app: `ctx.get(key)`, `ctx.set(key, value)`. */
 export interface ContextKey<T> {
-  /** What the key is for, shown in errors and when debugging (`graphql.operationName`). */
+  /** What the key is for, shown in errors and when debugging (`tenant`, `fw.operationName`). */
   readonly name: string;
   /** What `ctx.get(key)` returns on a request that did not set it. */
   readonly defaultValue: T;
@@ -80,34 +81,43 @@ export interface TraceInfo {
   readonly traceId: string;
   /** The server span's ID, 16 lower-case hex characters. */
   readonly spanId: string;
-  /** The protocol of the traced request: `http`, `graphql` or `grpc`. */
+  /** The protocol of the traced request (`RequestContext['protocol']`). */
   readonly protocol: string;
 }
 
-/** The called RPC of a gRPC request. */
-export interface RpcInfo {
+/** The remote procedure a request calls, on protocols that call procedures by name. */
+export interface ProcedureInfo {
   /** The full service name, `package.Service`. */
   readonly service: string;
   /** The method name. */
   readonly method: string;
 }
 
-/** The protocols fw serves; plugins may add their own names. */
-export type ProtocolName = 'http' | 'graphql' | 'grpc' | (string & {});
+/**
+ * The protocols fw serves, as keys: core serves `http`, and each protocol package adds its name by
+ * declaration merging (`declare module '@fw/core' { interface ProtocolNames { mqtt: true } }`).
+ */
+export interface ProtocolNames {
+  /** REST over HTTP, served by core. */
+  http: true;
+}
+
+/** The name of a protocol: one `ProtocolNames` declares, or a plugin's own. */
+export type ProtocolName = keyof ProtocolNames | (string & {});
 
 /**
- * The request context every protocol offers: the HTTP `Context` implements it, and so does the gRPC
- * call context. Middleware typed on it (`Middleware<RequestContext>`) runs on REST, GraphQL and gRPC.
- * The tracing members are present only while tracing is on.
+ * The request context every protocol offers: the HTTP `Context` implements it, and so does each
+ * protocol package's context. Middleware typed on it (`Middleware<RequestContext>`) runs on every
+ * protocol. The tracing members are present only while tracing is on.
  */
 export interface RequestContext {
-  /** `http`, `graphql` (the GraphQL endpoint) or `grpc`. */
+  /** `http`, or the name of the protocol serving the request (a plugin that claimed the path, or its own server). */
   readonly protocol: ProtocolName;
-  /** The HTTP method, upper case; gRPC calls say `POST` (the called method is in `rpc`). */
+  /** The HTTP method, upper case (`POST` for protocols that call procedures over HTTP POST; the called one is in `procedure`). */
   readonly method: string;
-  /** The request path (for gRPC `/<package>.<Service>/<Method>`). */
+  /** The request path (for a procedure call, `/<package>.<Service>/<Method>`). */
   readonly path: string;
-  /** Request headers (HTTP) or call metadata (gRPC), lower-case keys. */
+  /** Request headers, or the protocol's request metadata, lower-case keys. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The client address: the socket's, or from `X-Forwarded-For` as far as `trustProxy` allows. */
   readonly ip: string;
@@ -120,11 +130,19 @@ export interface RequestContext {
    * exactly the status that is sent: a request nobody answered reads 404.
    */
   readonly statusCode: number;
-  /** The called RPC (gRPC only). */
-  readonly rpc?: RpcInfo | undefined;
-  /** The gRPC status code the call ended with (gRPC only; undefined while it runs). */
-  readonly grpcCode?: number | undefined;
-  /** Sets a response header (HTTP) or response metadata (gRPC). */
+  /** The remote procedure the request calls, on protocols that call procedures by name (undefined on HTTP). */
+  readonly procedure?: ProcedureInfo | undefined;
+  /**
+   * The status code in the protocol's own terms, on protocols whose codes are not HTTP's: the code
+   * the request ended with, undefined while it runs (and on HTTP, whose code is `statusCode`).
+   */
+  readonly protocolStatus?: number | undefined;
+  /**
+   * The code in the protocol's own terms that the protocol answers `error` with, for code that sees
+   * an error before the protocol has answered it (a wrapper, tracing). Absent on HTTP.
+   */
+  protocolStatusOf?(error: unknown): number;
+  /** Sets a response header, or the protocol's response metadata. */
   setHeader(key: string, value: string): unknown;
   /** The value of a per-request variable on this request, else the key's default. */
   get<T>(key: ContextKey<T>): T;
@@ -143,14 +161,14 @@ export interface RequestContext {
 }
 
 /**
- * The name of the operation a request runs, for tracing and logs: the GraphQL operation name
- * (set by `@fw/graphql`), or the name of an fw operation on any protocol. Undefined when the
- * request names none.
+ * The name of the operation a request runs, for tracing and logs: the name the request gives itself
+ * (a protocol whose requests name their operation sets it), else the name of the fw operation it
+ * runs. Undefined when the request names none.
  */
 export const OPERATION_NAME: ContextKey<string | undefined> = createContextKey<string>('fw.operationName');
 
 /**
- * The kind of GraphQL operation a request runs (`query`, `mutation`, `subscription`), set by
- * `@fw/graphql` once the document is known; tracing reads it for `graphql.operation.type`.
+ * The kind of operation a request runs (`query`, `mutation`, `subscription`), set by the protocol
+ * package once it knows; tracing reads it for the span's name and attributes.
  */
 export const OPERATION_TYPE: ContextKey<string | undefined> = createContextKey<string>('fw.operationType');

@@ -66,8 +66,8 @@ export interface RouteMeta {
   /**
    * The route needs an authenticated user (the spec's `Route.meta.auth`): `authenticate` and
    * `requireRole` say so, and custom auth middleware says so with `withMeta(fn, { auth: true })`.
-   * Documents read it (OpenAPI: a 401 and a security requirement), and so do start-up checks (gRPC
-   * warns when such global middleware does not run for its calls).
+   * Documents read it (OpenAPI: a 401 and a security requirement), and so do start-up checks (a
+   * protocol warns when such global middleware does not run for its calls).
    */
   auth?: boolean;
   /** The route reads credentials when they are sent and works without them (`authenticate({ optional: true })`). */

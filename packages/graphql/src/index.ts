@@ -1,11 +1,14 @@
 /**
  * @fw/graphql — a GraphQL-over-HTTP endpoint for fw applications, built on graphql-http, with a
- * parsed-document cache, query limits, error mapping through core's status table and an offline
+ * parsed-document cache, query limits, error mapping through GraphQL's column of the status table and an offline
  * GraphiQL playground.
  */
 export { graphqlPlugin } from './plugin.js';
 export { createGraphQLHandler } from './handler.js';
 export { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, validateGraphQLConfig } from './config.js';
+export { GRAPHQL_CODE_OF_CODE, graphqlErrorCode } from './internal/errors.js';
+// Also declares `graphql` on core's Operation, and `graphql` among core's ProtocolNames.
+export type { OperationGraphQL } from './operations/binding.js';
 export type {
   GraphQLConfig,
   GraphQLContextFactory,

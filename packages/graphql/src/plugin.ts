@@ -6,6 +6,13 @@ import { createEndpoint } from './handler.js';
 import { OperationSchemas } from './operations/source.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 
+declare module '@fw/core' {
+  interface ProtocolNames {
+    /** The GraphQL endpoint: a path of the HTTP server claimed by `@fw/graphql`. */
+    graphql: true;
+  }
+}
+
 const NO_OPERATIONS: readonly Operation[] = Object.freeze([]);
 
 /**

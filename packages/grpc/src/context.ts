@@ -3,7 +3,21 @@ import type { ContextKey, RequestContext, TraceAttributes, TraceInfo, TraceSpan 
 import { clientIp, ContextVariables } from '@fw/core/plugin';
 import { deadlineMs, type CallState } from './internal/call-state.js';
 import { headersFromMetadata, peerAddress } from './internal/metadata.js';
-import type { GrpcCall, GrpcRpcInfo } from './types.js';
+import { statusFromError } from './internal/status.js';
+import type { GrpcCall, GrpcRpcInfo, RpcInfo } from './types.js';
+
+declare module '@fw/core' {
+  interface ProtocolNames {
+    /** gRPC calls, served by `@fw/grpc` on its own port. */
+    grpc: true;
+  }
+  interface RequestContext {
+    /** The called RPC (gRPC calls only; the same object as `procedure`). */
+    readonly rpc?: RpcInfo | undefined;
+    /** The gRPC status code the call ended with (gRPC calls only; undefined while it runs). */
+    readonly grpcCode?: number | undefined;
+  }
+}
 
 let open: (ctx: GrpcContext) => CallState;
 let make: (state: CallState) => GrpcContext;
@@ -69,6 +83,11 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
     return this.#call.method.rpc;
   }
 
+  /** The called procedure, as core's protocol-neutral members name it: the same object as `rpc`. */
+  get procedure(): GrpcRpcInfo {
+    return this.#call.method.rpc;
+  }
+
   /** The grpc-js call object. */
   get call(): GrpcCall {
     return this.#call.call;
@@ -111,6 +130,16 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
   /** The gRPC status the call ended (or ends) with: set once it is known, 0 on success. */
   get grpcCode(): number | undefined {
     return this.#call.grpcCode;
+  }
+
+  /** The gRPC status the call ended with, as core's protocol-neutral members name it: `grpcCode`. */
+  get protocolStatus(): number | undefined {
+    return this.#call.grpcCode;
+  }
+
+  /** The gRPC status this call answers `error` with (for a wrapper that sees it before the call maps it). */
+  protocolStatusOf(error: unknown): number {
+    return statusFromError(error).code;
   }
 
   /** When the client's deadline passes; undefined when the client set none. */

@@ -8,6 +8,9 @@ export type { GrpcPlugin } from './plugin.js';
 export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
 export { GrpcContext } from './context.js';
 export { GrpcError } from './grpc-error.js';
+export { GRPC_STATUS, GRPC_STATUS_OF_CODE, grpcStatusOf, httpStatusFromGrpc } from './grpc-status.js';
+export { grpcMethodName } from './operations/binding.js';
+export type { OperationGrpc } from './operations/binding.js';
 export type { GrpcErrorOptions } from './grpc-error.js';
 export { DEFAULT_LOADER_OPTIONS, GRPC_DEFAULTS } from './internal/config.js';
 export { ERROR_DETAILS_KEY, INTERNAL_DETAILS } from './internal/status.js';
@@ -35,6 +38,7 @@ export type {
   GrpcMiddleware,
   GrpcPackageDefinition,
   GrpcRpcInfo,
+  RpcInfo,
   GrpcServerStreamCall,
   GrpcServerStreamHandler,
   GrpcServiceImplementation,

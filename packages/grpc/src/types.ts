@@ -10,14 +10,17 @@ import type {
   Metadata,
 } from '@grpc/grpc-js';
 import type { Options as ProtoLoaderOptions, PackageDefinition } from '@grpc/proto-loader';
-import type { AnyMiddleware, Middleware, RpcInfo, TraceInfo } from '@fw/core';
+import type { AnyMiddleware, Middleware, ProcedureInfo, TraceInfo } from '@fw/core';
 import type { LogFunction, TrustProxy } from '@fw/core/plugin';
 import type { GrpcContext } from './context.js';
 
 /** The four kinds of gRPC method. */
 export type GrpcMethodType = 'unary' | 'clientStream' | 'serverStream' | 'bidi';
 
-/** Which RPC a call is for: core's `RpcInfo` (`service`, `method` as the .proto declares them) and the kind of method. */
+/** The called RPC of a gRPC call: its `service` (`package.Service`) and `method`, as the .proto declares them (core's `ProcedureInfo`). */
+export type RpcInfo = ProcedureInfo;
+
+/** Which RPC a call is for: `RpcInfo` (`service`, `method` as the .proto declares them) and the kind of method. */
 export interface GrpcRpcInfo extends RpcInfo {
   /** The kind of method. */
   readonly type: GrpcMethodType;

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { GRPC_STATUS, HTTPError } from '@fw/core';
+import { HTTPError } from '@fw/core';
+import { GRPC_STATUS } from '../src/index.js';
 import {
   GrpcError,
   type GrpcContext,

@@ -30,7 +30,7 @@ export function callContext(init: CallContextInit = {}): RequestContext & { read
     state: {},
     ip: init.ip ?? '127.0.0.1',
     statusCode: init.statusCode ?? 0,
-    rpc: { service: 'shop.Orders', method: path.slice(path.lastIndexOf('/') + 1) },
+    procedure: { service: 'shop.Orders', method: path.slice(path.lastIndexOf('/') + 1) },
     user: init.user,
     sent,
     setHeader:

@@ -1,5 +1,5 @@
-import { Application, compose, GRPC_STATUS, HTTPError, httpStatusFromGrpc, OPERATION_NAME, OPERATION_TYPE, type ContextKey, type Middleware, type RequestContext, type RpcInfo } from '@fw/core';
-import { ContextVariables, type PluginHost } from '@fw/core/plugin';
+import { Application, compose, errorCodeOf, HTTPError, isHTTPError, OPERATION_NAME, OPERATION_TYPE, type ContextKey, type ErrorCode, type Middleware, type ProcedureInfo, type RequestContext } from '@fw/core';
+import { ContextVariables, defineErrorExtension, type PluginHost } from '@fw/core/plugin';
 import { isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
@@ -21,6 +21,21 @@ import { onlySpan, PARENT_SPAN_ID, PARENT_TRACE_ID, PARENT_TRACEPARENT, parseTra
 // A provider handed in through the `tracerProvider` option: nothing is registered globally and
 // no SDK is started. The GraphQL and gRPC packages are stood in for by code doing exactly what
 // the cross-protocol contract says they do.
+
+// What the stand-in for the gRPC package uses of it: the codes of this file (@fw/grpc's
+// GRPC_STATUS), its HTTP equivalents, its column of the status table, and the `grpcStatus` option
+// of HTTPError, declared and registered as @fw/grpc declares and registers it.
+const GRPC_STATUS = { OK: 0, NOT_FOUND: 5, ALREADY_EXISTS: 6, FAILED_PRECONDITION: 9, INTERNAL: 13, UNAVAILABLE: 14 } as const;
+const HTTP_OF_GRPC: Record<number, number> = { 0: 200, 5: 404, 6: 409, 9: 400, 13: 500, 14: 503 };
+const GRPC_OF_CODE: Partial<Record<ErrorCode, number>> = { conflict: GRPC_STATUS.ALREADY_EXISTS, not_found: GRPC_STATUS.NOT_FOUND, unavailable: GRPC_STATUS.UNAVAILABLE };
+declare module '@fw/core' {
+  interface HTTPErrorExtensions {
+    grpcStatus?: number;
+  }
+}
+defineErrorExtension('grpcStatus', (value) => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 16);
+const httpStatusFromGrpc = (code: number): number => HTTP_OF_GRPC[code] ?? 500;
+
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const plugin = tracingPlugin({ tracerProvider: provider });
@@ -58,15 +73,16 @@ const post = (query: string, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
 
 /**
- * A call context shaped like the gRPC package's: the request context, plus the status the call
- * ended with. With another protocol name it stands for a protocol plugin's own context.
+ * A call context shaped like the gRPC package's: the request context with the called procedure, the
+ * status the call ended with and the status it answers an error with. With another protocol name
+ * (and no procedure) it stands for a protocol plugin's own context.
  */
 class GrpcCallContext implements RequestContext {
   readonly protocol: string;
-  // gRPC calls say POST: the called method is in `rpc`.
+  // gRPC calls say POST: the called method is in `procedure`.
   readonly method = 'POST';
   readonly path: string;
-  readonly rpc: RpcInfo | undefined;
+  readonly procedure: ProcedureInfo | undefined;
   readonly headers: Record<string, string>;
   readonly ip = '127.0.0.1';
   state: Record<string, unknown> = {};
@@ -82,11 +98,20 @@ class GrpcCallContext implements RequestContext {
   declare addEvent?: RequestContext['addEvent'];
   declare setAttributes?: RequestContext['setAttributes'];
 
-  constructor(path: string, rpc: RpcInfo | undefined, metadata: Record<string, string>, protocol = 'grpc') {
+  constructor(path: string, rpc: ProcedureInfo | undefined, metadata: Record<string, string>, protocol = 'grpc') {
     this.protocol = protocol;
     this.path = path;
-    this.rpc = rpc;
+    this.procedure = rpc;
     this.headers = { 'content-type': 'application/grpc', ...metadata };
+  }
+
+  get protocolStatus(): number | undefined {
+    return this.grpcCode;
+  }
+
+  protocolStatusOf(error: unknown): number {
+    if (!isHTTPError(error)) return GRPC_STATUS.INTERNAL;
+    return error.grpcStatus ?? GRPC_OF_CODE[errorCodeOf(error.statusCode)] ?? GRPC_STATUS.INTERNAL;
   }
 
   setHeader(key: string, value: string): this {

@@ -1,4 +1,4 @@
-import { HTTPError, type InputOrigin, type OperationGraphQL, type OperationGrpc, type RequestContext } from '@fw/core';
+import { HTTPError, type InputOrigin, type RequestContext } from '@fw/core';
 import { OPERATION_BRAND } from '@fw/core/plugin';
 import { hasDatetime, readDates, writeDates } from './internal/dates.js';
 import { checkDefinition, errorPrefix } from './internal/definition.js';
@@ -7,6 +7,8 @@ import { inputShape, ShapeError, typeShape } from './internal/type-shape.js';
 import type {
   DefinedOperation,
   OperationDefinition,
+  OperationGraphQLDefinition,
+  OperationGrpcDefinition,
   OperationRestDefinition,
   Schema,
   ValidationErrorDetails,
@@ -39,8 +41,8 @@ export function defineOperation<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,
   const R extends OperationRestDefinition | undefined = undefined,
-  const G extends OperationGraphQL | undefined = undefined,
-  const P extends OperationGrpc | undefined = undefined,
+  const G extends OperationGraphQLDefinition | undefined = undefined,
+  const P extends OperationGrpcDefinition | undefined = undefined,
 >(definition: OperationDefinition<I, O, R, G, P>): DefinedOperation<I, O, R, G, P> {
   const checked = checkDefinition(definition);
   const { name, handler } = checked;

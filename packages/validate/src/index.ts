@@ -13,6 +13,8 @@ export type {
   OperationHandler,
   OperationMethod,
   OperationRestDefinition,
+  OperationGraphQLDefinition,
+  OperationGrpcDefinition,
   Schema,
   StandardSchemaV1,
   ValidatedBody,

@@ -5,8 +5,6 @@ import type {
   Next,
   Operation,
   OperationBodyType,
-  OperationGraphQL,
-  OperationGrpc,
   ParamsOf,
   QueryRecord,
   RequestContext,
@@ -223,13 +221,33 @@ export type OperationHandler<I extends Zod4ObjectSchema, O extends Zod4Schema> =
   ctx: RequestContext,
 ) => Zod4Input<O> | Promise<Zod4Input<O>>;
 
+/**
+ * Where an operation is served over GraphQL (`graphql` of `defineOperation`): the shape
+ * `@fw/graphql`'s `OperationGraphQL` reads from the operation.
+ */
+export interface OperationGraphQLDefinition {
+  /** The root type the operation's field is on. */
+  readonly type: 'query' | 'mutation';
+}
+
+/**
+ * Where an operation is served over gRPC (`grpc` of `defineOperation`): the shape `@fw/grpc`'s
+ * `OperationGrpc` reads from the operation.
+ */
+export interface OperationGrpcDefinition {
+  /** `<package>.<Service>`. */
+  readonly service: string;
+  /** The method name. @default the operation name with its first letter upper-cased */
+  readonly method?: string;
+}
+
 /** What `defineOperation` takes. */
 export interface OperationDefinition<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,
   R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
-  G extends OperationGraphQL | undefined = OperationGraphQL | undefined,
-  P extends OperationGrpc | undefined = OperationGrpc | undefined,
+  G extends OperationGraphQLDefinition | undefined = OperationGraphQLDefinition | undefined,
+  P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
 > {
   /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
   name: string;
@@ -256,8 +274,8 @@ export interface DefinedOperation<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,
   R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
-  G extends OperationGraphQL | undefined = OperationGraphQL | undefined,
-  P extends OperationGrpc | undefined = OperationGrpc | undefined,
+  G extends OperationGraphQLDefinition | undefined = OperationGraphQLDefinition | undefined,
+  P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
 > extends Operation<Zod4Output<I>, Zod4Output<O>> {
   /** Where the operation is served over REST. */
   readonly rest: R;

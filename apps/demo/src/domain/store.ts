@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HTTPError } from '@fw/app';
-import { GRPC_STATUS } from '@fw/app/core';
+import { GRPC_STATUS } from '@fw/app/grpc';
 import type { StoreRepository } from './repository.js';
 import { quantitiesPerBook, requireCustomer, type RequestedLine } from './rules.js';
 import type { Book, BookQuery, NewBook, Order, Page, User } from './types.js';

@@ -6,6 +6,8 @@ import { loadGraphQL as load } from '../internal/optional.js';
 
 /** `@fw/graphql`'s `createGraphQLHandler`, loaded on first use. */
 export const createGraphQLHandler: typeof G.createGraphQLHandler = lazyFunction('createGraphQLHandler', () => load().createGraphQLHandler);
+/** `@fw/graphql`'s `graphqlErrorCode`, loaded on first use. */
+export const graphqlErrorCode: typeof G.graphqlErrorCode = lazyFunction('graphqlErrorCode', () => load().graphqlErrorCode);
 /** `@fw/graphql`'s `graphqlPlugin`, loaded on first use. */
 export const graphqlPlugin: typeof G.graphqlPlugin = lazyFunction('graphqlPlugin', () => load().graphqlPlugin);
 /** `@fw/graphql`'s `validateGraphQLConfig`, loaded on first use. */

@@ -7,6 +7,12 @@ import { loadGrpc as load } from '../internal/optional.js';
 
 /** `@fw/grpc`'s `generateProtos`, loaded on first use. */
 export const generateProtos: typeof R.generateProtos = lazyFunction('generateProtos', () => load().generateProtos);
+/** `@fw/grpc`'s `grpcMethodName`, loaded on first use. */
+export const grpcMethodName: typeof R.grpcMethodName = lazyFunction('grpcMethodName', () => load().grpcMethodName);
+/** `@fw/grpc`'s `grpcStatusOf`, loaded on first use. */
+export const grpcStatusOf: typeof R.grpcStatusOf = lazyFunction('grpcStatusOf', () => load().grpcStatusOf);
+/** `@fw/grpc`'s `httpStatusFromGrpc`, loaded on first use. */
+export const httpStatusFromGrpc: typeof R.httpStatusFromGrpc = lazyFunction('httpStatusFromGrpc', () => load().httpStatusFromGrpc);
 /** `@fw/grpc`'s `grpcPlugin`, loaded on first use. */
 export const grpcPlugin: typeof R.grpcPlugin = lazyFunction('grpcPlugin', () => load().grpcPlugin);
 /** `@fw/grpc`'s `validateGrpcConfig`, loaded on first use. */

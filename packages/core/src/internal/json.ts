@@ -44,7 +44,7 @@ export function parseJSON(text: string, options?: ParseJSONOptions): unknown {
 /**
  * Whether the text holds more than `max` of `{` and `[` in all (inside strings too): if not, it
  * cannot nest deeper than `max`, and the character-by-character walk is skipped. `indexOf` scans
- * natively, so a typical body (a GraphQL request, a form of a few fields) costs a handful of calls.
+ * natively, so a typical body (a query request, a form of a few fields) costs a handful of calls.
  */
 function openersExceed(text: string, max: number): boolean {
   let count = 0;

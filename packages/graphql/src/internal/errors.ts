@@ -1,7 +1,31 @@
-import { protocolStatus, statusText, toHTTPError } from '@fw/core';
+import { errorCodeOf, statusText, toHTTPError, type ErrorCode } from '@fw/core';
 import { GraphQLError } from 'graphql';
 import type { Response } from 'graphql-http';
 import type { GraphQLLogger } from '../types.js';
+
+/** GraphQL's column of the status table: the `extensions.code` each of core's error codes becomes. */
+export const GRAPHQL_CODE_OF_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
+  invalid_argument: 'BAD_REQUEST',
+  unauthenticated: 'UNAUTHENTICATED',
+  permission_denied: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  method_not_allowed: 'METHOD_NOT_ALLOWED',
+  request_timeout: 'REQUEST_TIMEOUT',
+  conflict: 'CONFLICT',
+  payload_too_large: 'PAYLOAD_TOO_LARGE',
+  unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
+  unprocessable_entity: 'UNPROCESSABLE_ENTITY',
+  too_many_requests: 'TOO_MANY_REQUESTS',
+  internal: 'INTERNAL_SERVER_ERROR',
+  not_implemented: 'NOT_IMPLEMENTED',
+  unavailable: 'SERVICE_UNAVAILABLE',
+  deadline_exceeded: 'GATEWAY_TIMEOUT',
+});
+
+/** The `extensions.code` of an error with HTTP status `status`: its row of the status table (`INTERNAL_SERVER_ERROR` without one). */
+export function graphqlErrorCode(status: number): string {
+  return GRAPHQL_CODE_OF_CODE[errorCodeOf(status)];
+}
 
 /** What clients see instead of the message of an unexpected error. */
 export const MASKED_MESSAGE = 'Internal server error';
@@ -50,7 +74,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (http.statusCode >= 500) onLog(`GraphQL error: ${messageOf(error)}`, error);
     if (http.expose) return error;
     const status = http.statusCode;
-    return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: protocolStatus(status).graphql, status } });
+    return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: graphqlErrorCode(status), status } });
   };
   return (error) => {
     // What graphql-js's execution threw itself (it ends with data null), or another internal
@@ -82,7 +106,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
-    extensions.code = userInputErrors.has(original) ? 'BAD_USER_INPUT' : protocolStatus(status).graphql;
+    extensions.code = userInputErrors.has(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
     const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : messageOf(original);
@@ -164,7 +188,7 @@ export function errorResponse(
 
 /** A GraphQL error for a request refused before execution, with `extensions: { code, status }`. */
 export function requestError(status: number, message: string, extra?: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: protocolStatus(status).graphql, status, ...extra } });
+  return new GraphQLError(message, { extensions: { code: graphqlErrorCode(status), status, ...extra } });
 }
 
 /**

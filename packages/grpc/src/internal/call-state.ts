@@ -1,5 +1,6 @@
 import { Metadata, type sendUnaryData } from '@grpc/grpc-js';
-import { GRPC_STATUS, HTTPError, httpStatusFromGrpc, statusText } from '@fw/core';
+import { HTTPError, statusText } from '@fw/core';
+import { GRPC_STATUS, httpStatusFromGrpc } from '../grpc-status.js';
 import type { LogFunction, TrustProxy } from '@fw/core/plugin';
 import { GrpcError } from '../grpc-error.js';
 import type { GrpcCall, GrpcRpcInfo } from '../types.js';

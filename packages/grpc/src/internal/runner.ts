@@ -1,10 +1,11 @@
 import type { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Metadata, sendUnaryData, UntypedHandleCall } from '@grpc/grpc-js';
-import { compose, GRPC_STATUS, type AnyMiddleware, type ComposedMiddleware, type Middleware, type Next } from '@fw/core';
+import { compose, type AnyMiddleware, type ComposedMiddleware, type Middleware, type Next } from '@fw/core';
 import type { PluginHost } from '@fw/core/plugin';
 import { callStateOf, contextFor, type GrpcContext } from '../context.js';
 import { GrpcError } from '../grpc-error.js';
+import { GRPC_STATUS } from '../grpc-status.js';
 import type { GrpcCall, GrpcMiddleware } from '../types.js';
 import { CallState, type CallSettings, type RunnableMethod } from './call-state.js';
 

@@ -1,5 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
-import { GRPC_STATUS, grpcStatusOf, isHTTPError, toHTTPError, type HTTPError } from '@fw/core';
+import { isHTTPError, toHTTPError, type HTTPError } from '@fw/core';
+import { GRPC_STATUS, grpcStatusOf } from '../grpc-status.js';
 import { GrpcError } from '../grpc-error.js';
 import { fieldViolations, type FieldViolation } from './rich-status.js';
 
@@ -122,8 +123,8 @@ function mapError(error: unknown): ErrorStatus {
 
 /**
  * Maps a thrown value to a gRPC status, and never throws: a gRPC status error passes through; an
- * HTTPError (or anything `toHTTPError` knows) takes `grpcStatusOf()` (its `grpcStatus`, else core's
- * status table) with its message as details; anything else — including values whose properties
+ * HTTPError (or anything `toHTTPError` knows) takes `grpcStatusOf()` (its `grpcStatus`, else gRPC's
+ * column of the status table) with its message as details; anything else — including values whose properties
  * throw when read — is INTERNAL with a generic message (and is logged).
  */
 export function statusFromError(error: unknown): ErrorStatus {

@@ -1,5 +1,5 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
-import { grpcMethodName } from '@fw/core/plugin';
+import { grpcMethodName } from './binding.js';
 import { isIdentifier, isTypeName, jsonName, pascalCase, protoFileOf, upperSnakeCase } from './names.js';
 
 /**

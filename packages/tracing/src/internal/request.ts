@@ -1,15 +1,14 @@
 import {
   isHttpContext,
   createContextKey,
-  grpcStatusOf,
   isHTTPError,
   OPERATION_NAME,
   OPERATION_TYPE,
   toHTTPError,
   type Context,
   type Next,
+  type ProcedureInfo,
   type RequestContext,
-  type RpcInfo,
   type TraceSpan,
 } from '@fw/core';
 import {
@@ -171,8 +170,8 @@ function startHttpSpan(tracer: Tracer, ctx: RequestContext, parent: OtelContext)
 }
 
 function startGrpcSpan(tracer: Tracer, ctx: RequestContext, parent: OtelContext): Span {
-  // The called RPC is in `rpc`; a gRPC context's `method` is the HTTP/2 verb, POST.
-  const { service, method } = rpcOf(ctx);
+  // The called RPC is the context's `procedure`; a gRPC context's `method` is the HTTP/2 verb, POST.
+  const { service, method } = procedureOf(ctx);
   const attributes: Attributes = {
     [ATTR_RPC_SYSTEM]: RPC_SYSTEM_VALUE_GRPC,
     [ATTR_RPC_SERVICE]: service,
@@ -206,22 +205,17 @@ function finishHttpSpan(span: Span, ctx: RequestContext, status: number, failed:
 }
 
 function finishGrpcSpan(span: Span, ctx: RequestContext, failed: boolean, error: unknown): void {
-  const given = grpcCodeOf(ctx);
-  // A wrapper sees a thrown error before the gRPC package maps it, so map it the same way here.
-  const code = given ?? (failed ? grpcStatusOf(toHTTPError(error)) : 0);
+  const given = ctx.protocolStatus;
+  // A wrapper sees a thrown error before the gRPC package maps it: the context says how it will.
+  const code = given ?? (failed ? (ctx.protocolStatusOf?.(error) ?? GRPC_INTERNAL) : 0);
   span.setAttribute(ATTR_RPC_GRPC_STATUS_CODE, code);
   if (failed) span.recordException(toException(error));
   if (GRPC_SERVER_ERROR_CODES.has(code)) fail(span, failed, error, String(code));
   span.end();
 }
 
-/**
- * The gRPC status the call ended with. `@fw/grpc`'s context reports it as `grpcCode`, a member of
- * its own that `RequestContext` does not declare (the HTTP `statusCode` it maps to loses the code).
- */
-function grpcCodeOf(ctx: RequestContext): number | undefined {
-  return ctx.grpcCode;
-}
+/** What a gRPC call failing with an error its context cannot map is answered with: INTERNAL. */
+const GRPC_INTERNAL = 13;
 
 function fail(span: Span, failed: boolean, error: unknown, code: string): void {
   // An HTTPError chose its status on purpose: the status is the error class. Anything else
@@ -231,9 +225,9 @@ function fail(span: Span, failed: boolean, error: unknown, code: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: failed ? errorMessage(error) : undefined });
 }
 
-function rpcOf(ctx: RequestContext): RpcInfo {
-  if (ctx.rpc !== undefined) return ctx.rpc;
-  // `/<package>.<Service>/<Method>`, should a context come without `rpc`.
+function procedureOf(ctx: RequestContext): ProcedureInfo {
+  if (ctx.procedure !== undefined) return ctx.procedure;
+  // `/<package>.<Service>/<Method>`, should a context come without `procedure`.
   const path = ctx.path;
   const slash = path.lastIndexOf('/');
   return { service: path.slice(path.startsWith('/') ? 1 : 0, Math.max(slash, 0)), method: path.slice(slash + 1) };

@@ -1,4 +1,5 @@
-import type { Middleware, OperationGraphQL, OperationGrpc, RequestContext } from '@fw/core';
+import type { Middleware, RequestContext } from '@fw/core';
+import type { OperationGraphQLDefinition as OperationGraphQL, OperationGrpcDefinition as OperationGrpc } from '../types.js';
 import type { OperationBodyType } from '@fw/core';
 import type { OperationRestDefinition } from '../types.js';
 import { child, isZod3, isZod4, kindOf, TRANSPARENT, type ZodNode } from './zod4.js';

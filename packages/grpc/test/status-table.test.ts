@@ -1,12 +1,36 @@
-import { HTTPError } from './http-error.js';
-import { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc, protocolStatus } from './status-map.js';
+import { HTTPError } from '@fw/core';
+import { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc } from '../src/index.js';
 
-describe('the cross-protocol status table', () => {
-  it('gives the body-size, media-type and timing statuses their own gRPC and GraphQL codes', () => {
-    expect(protocolStatus(413)).toEqual({ grpc: GRPC_STATUS.RESOURCE_EXHAUSTED, graphql: 'PAYLOAD_TOO_LARGE' });
-    expect(protocolStatus(415)).toEqual({ grpc: GRPC_STATUS.INVALID_ARGUMENT, graphql: 'UNSUPPORTED_MEDIA_TYPE' });
-    expect(protocolStatus(405)).toEqual({ grpc: GRPC_STATUS.UNIMPLEMENTED, graphql: 'METHOD_NOT_ALLOWED' });
-    expect(protocolStatus(504).grpc).toBe(GRPC_STATUS.DEADLINE_EXCEEDED);
+// gRPC's column of the status table (moved here from @fw/core, whose rows are named ErrorCodes).
+const grpcOf = (statusCode: number): number => grpcStatusOf({ statusCode });
+
+describe("gRPC's column of the status table", () => {
+  it('maps HTTP statuses to gRPC codes as DESIGN.md lists them', () => {
+    expect(grpcOf(400)).toBe(GRPC_STATUS.INVALID_ARGUMENT);
+    expect(grpcOf(401)).toBe(GRPC_STATUS.UNAUTHENTICATED);
+    expect(grpcOf(403)).toBe(GRPC_STATUS.PERMISSION_DENIED);
+    expect(grpcOf(404)).toBe(GRPC_STATUS.NOT_FOUND);
+    expect(grpcOf(409)).toBe(GRPC_STATUS.ALREADY_EXISTS);
+    expect(grpcOf(422)).toBe(GRPC_STATUS.INVALID_ARGUMENT);
+    expect(grpcOf(429)).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED);
+    expect(grpcOf(503)).toBe(GRPC_STATUS.UNAVAILABLE);
+    expect(grpcOf(500)).toBe(GRPC_STATUS.INTERNAL);
+    expect(grpcOf(418)).toBe(GRPC_STATUS.INTERNAL);
+  });
+
+  it('gives the body-size, media-type and timing statuses their own gRPC codes', () => {
+    expect(grpcOf(413)).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED);
+    expect(grpcOf(415)).toBe(GRPC_STATUS.INVALID_ARGUMENT);
+    expect(grpcOf(405)).toBe(GRPC_STATUS.UNIMPLEMENTED);
+    expect(grpcOf(504)).toBe(GRPC_STATUS.DEADLINE_EXCEEDED);
+  });
+
+  it('maps gRPC codes back to the first HTTP status that produces them', () => {
+    expect(httpStatusFromGrpc(GRPC_STATUS.OK)).toBe(200);
+    expect(httpStatusFromGrpc(GRPC_STATUS.INVALID_ARGUMENT)).toBe(400);
+    expect(httpStatusFromGrpc(GRPC_STATUS.NOT_FOUND)).toBe(404);
+    expect(httpStatusFromGrpc(GRPC_STATUS.UNAVAILABLE)).toBe(503);
+    expect(httpStatusFromGrpc(GRPC_STATUS.DATA_LOSS)).toBe(500);
   });
 
   it('maps gRPC codes back with the usual gateway mapping, not by table order', () => {
@@ -32,7 +56,6 @@ describe('grpcStatusOf and HTTPError.grpcStatus', () => {
     expect(err.grpcStatus).toBe(GRPC_STATUS.FAILED_PRECONDITION);
     expect(err.statusCode).toBe(409);
     expect(grpcStatusOf(err)).toBe(GRPC_STATUS.FAILED_PRECONDITION);
-    expect(protocolStatus(err.statusCode).graphql).toBe('CONFLICT');
   });
 
   it('accepts every code from 1 to 16', () => {

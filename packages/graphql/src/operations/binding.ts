@@ -1,0 +1,13 @@
+/** Where an operation is served over GraphQL (`graphql` of `defineOperation`). */
+export interface OperationGraphQL {
+  /** The root type the operation's field is on. */
+  readonly type: 'query' | 'mutation';
+}
+
+declare module '@fw/core' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- merged declarations repeat core's type parameters
+  interface Operation<TInput = unknown, TOutput = unknown> {
+    /** Where the operation is served over GraphQL; absent when it is not. */
+    readonly graphql?: OperationGraphQL | undefined;
+  }
+}

@@ -1,0 +1,22 @@
+import type { Operation } from '@fw/core';
+
+/** Where an operation is served over gRPC (`grpc` of `defineOperation`). */
+export interface OperationGrpc {
+  /** `<package>.<Service>`. */
+  readonly service: string;
+  /** The method name. @default the operation name with its first letter upper-cased */
+  readonly method?: string;
+}
+
+declare module '@fw/core' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- merged declarations repeat core's type parameters
+  interface Operation<TInput = unknown, TOutput = unknown> {
+    /** Where the operation is served over gRPC; absent when it is not. */
+    readonly grpc?: OperationGrpc | undefined;
+  }
+}
+
+/** The gRPC method name of an operation: `grpc.method`, else its name with the first letter upper-cased. */
+export function grpcMethodName(op: Operation): string {
+  return op.grpc?.method ?? op.name.charAt(0).toUpperCase() + op.name.slice(1);
+}
