@@ -112,6 +112,10 @@ const corners: Record<string, GeneratedRequest[]> = {
     { query: 'query ($d: Instant = "2020-01-02T03:04:05Z", $m: Money) { price(at: $d, money: $m) }', variables: { m: 3 } },
     { query: 'query ($m: Money) { price(money: $m) }', variables: { m: 'nope' } },
     { query: '{ price(money: "nope") }', variables: {} },
+    { query: 'query ($m: Money!, $p: Priced) { price(money: $m, priced: $p) }', variables: { m: 250, p: { amount: 7, at: '2020-01-02T03:04:05Z' } } },
+    { query: 'query ($p: Priced) { price(priced: $p) }', variables: { p: { amount: 'x' } } },
+    { query: 'query ($p: Priced) { price(priced: $p) }', variables: { p: { at: 'bad' } } },
+    { query: 'query ($p: Priced) { price(priced: $p) }', variables: { p: {} } },
   ],
   'null for a nullable Boolean variable with a default in @skip': [{ query: 'query ($s: Boolean = true) { hello @skip(if: $s) version }', variables: { s: null } }],
   'isTypeOf reading the context, and async': [
@@ -200,6 +204,8 @@ describe('documents graphql-js keeps running', () => {
     expect(await engineOf('query ($id: ID!) { engine person(id: $id) { name ...F friends { id } } } fragment F on Person { age }', { id: '1' })).toBe('graphql-jit');
     expect(await engineOf('query ($f: Filter) { engine echo(filter: $f, n: 2) }', { f: { limit: 1 } })).toBe('graphql-jit');
     expect(await engineOf('{ engine echo(filter: { limit: 1, names: ["a"] }) }')).toBe('graphql-jit');
+    // Variables of custom scalars get parseValue on both paths.
+    expect(await engineOf('query ($m: Money, $p: Priced) { engine price(money: $m, priced: $p) }', { m: 3, p: { amount: 1 } })).toBe('graphql-jit');
   });
 
   it.each([

@@ -145,6 +145,8 @@ describe('compiledFallback', () => {
     ['{ cond(w: { cond: { eq: "a" } }) }', 'the argument "w" holds the self-referencing input Cond'],
     ['{ pick(p: { a: 1 }) }', 'the argument "p" holds the @oneOf input Pick'],
     ['{ money(m: 1) }', 'the argument "m" holds the custom scalar Money'],
+    ['query ($m: Money) { money(m: $m) }', undefined],
+    ['query ($m: Money = 1) { money(m: $m) }', 'the variable "$m" holds the custom scalar Money'],
     ['query ($n: Int) { plain(p: { n: $n }) }', 'the argument "p" has a variable inside a list or object'],
     ['query ($t: String!) { plain(p: { tags: [$t] }) }', 'the argument "p" has a variable inside a list or object'],
     ['{ plain @include(if: true) }', 'it uses @include'],

@@ -21,6 +21,7 @@ import {
   isScalarType,
   isSpecifiedScalarType,
   isUnionType,
+  valueFromAST,
   visit,
   visitWithTypeInfo,
   type DocumentNode,
@@ -315,8 +316,9 @@ export function compiledFallback(schema: GraphQLSchema, document: DocumentNode, 
     },
     Argument(node) {
       const argument = typeInfo.getArgument();
-      if (argument != null) {
-        const why = unsafe(argument.type);
+      // A whole variable is checked where it is defined.
+      if (argument != null && node.value.kind !== Kind.VARIABLE) {
+        const why = unsafe.literal(argument.type);
         if (why !== undefined) return stop(`the argument "${node.name.value}" ${why}`);
       }
       if (hasNestedVariable(node.value)) return stop(`the argument "${node.name.value}" has a variable inside a list or object`);
@@ -324,7 +326,9 @@ export function compiledFallback(schema: GraphQLSchema, document: DocumentNode, 
     },
     VariableDefinition(node) {
       const type = typeInfo.getInputType();
-      const why = type == null ? undefined : unsafe(type);
+      if (type == null) return undefined;
+      // graphql-jit copies a default through JSON, after parseLiteral.
+      const why = node.defaultValue === undefined ? unsafe.variable(type) : (unsafe.literal(type) ?? (isPlainJson(valueFromAST(node.defaultValue, type)) ? undefined : 'has a default that is not plain JSON'));
       if (why !== undefined) return stop(`the variable "$${node.variable.name.value}" ${why}`);
       return undefined;
     },
@@ -347,44 +351,70 @@ function hasNestedVariable(value: ValueNode): boolean {
   return false;
 }
 
-const unsafeBySchema = new WeakMap<GraphQLSchema, (type: GraphQLInputType) => string | undefined>();
+/** Why graphql-jit would not take an input type: for a literal argument, and for a variable. */
+interface InputChecks {
+  readonly literal: (type: GraphQLInputType) => string | undefined;
+  readonly variable: (type: GraphQLInputType) => string | undefined;
+}
+
+const unsafeBySchema = new WeakMap<GraphQLSchema, InputChecks>();
 
 /**
- * For a schema: why an input type is not compiled (it is or holds a custom scalar, a @oneOf input
- * or a self-referencing input), else undefined; memoised per named type.
+ * For a schema: why an input type is not compiled, else undefined, memoised per named type. Never:
+ * a @oneOf input, a self-referencing input, an input field whose default is not plain JSON
+ * (graphql-jit copies defaults through JSON). In a literal argument, nor a custom scalar
+ * (graphql-jit does not call `parseLiteral`); variables get `parseValue` as in graphql-js.
  */
-function unsafeInputs(schema: GraphQLSchema): (type: GraphQLInputType) => string | undefined {
-  let check = unsafeBySchema.get(schema);
-  if (check !== undefined) return check;
-  const known = new Map<string, string | null>();
-  const visiting = new Set<string>();
-  const named = (type: GraphQLNamedType): string | undefined => {
-    const memo = known.get(type.name);
-    if (memo !== undefined) return memo ?? undefined;
-    let why: string | undefined;
-    if (isScalarType(type)) {
-      if (!isSpecifiedScalarType(type)) why = `holds the custom scalar ${type.name}`;
-    } else if (isInputObjectType(type)) {
-      if (visiting.has(type.name)) return `holds the self-referencing input ${type.name}`;
-      if ((type as { isOneOf?: boolean }).isOneOf === true) {
-        why = `holds the @oneOf input ${type.name}`;
-      } else {
-        visiting.add(type.name);
-        for (const field of Object.values(type.getFields())) {
-          why = named(getNamedType(field.type));
-          if (why !== undefined) break;
+function unsafeInputs(schema: GraphQLSchema): InputChecks {
+  let checks = unsafeBySchema.get(schema);
+  if (checks !== undefined) return checks;
+  const checker = (scalars: boolean): ((type: GraphQLInputType) => string | undefined) => {
+    const known = new Map<string, string | null>();
+    const visiting = new Set<string>();
+    const named = (type: GraphQLNamedType): string | undefined => {
+      const memo = known.get(type.name);
+      if (memo !== undefined) return memo ?? undefined;
+      let why: string | undefined;
+      if (isScalarType(type)) {
+        if (scalars && !isSpecifiedScalarType(type)) why = `holds the custom scalar ${type.name}`;
+      } else if (isInputObjectType(type)) {
+        if (visiting.has(type.name)) return `holds the self-referencing input ${type.name}`;
+        if ((type as { isOneOf?: boolean }).isOneOf === true) {
+          why = `holds the @oneOf input ${type.name}`;
+        } else {
+          visiting.add(type.name);
+          for (const field of Object.values(type.getFields())) {
+            if (field.defaultValue !== undefined && !isPlainJson(field.defaultValue)) {
+              why = `holds ${type.name}.${field.name}, whose default is not plain JSON`;
+              break;
+            }
+            why = named(getNamedType(field.type));
+            if (why !== undefined) break;
+          }
+          visiting.delete(type.name);
         }
-        visiting.delete(type.name);
       }
-    }
-    // A type inside a cycle being visited is decided when the cycle's first type is.
-    if (why === undefined && visiting.size > 0) return undefined;
-    known.set(type.name, why ?? null);
-    return why;
+      // A type inside a cycle being visited is decided when the cycle's first type is.
+      if (why === undefined && visiting.size > 0) return undefined;
+      known.set(type.name, why ?? null);
+      return why;
+    };
+    return (type) => named(getNamedType(type));
   };
-  check = (type) => named(getNamedType(type));
-  unsafeBySchema.set(schema, check);
-  return check;
+  checks = { literal: checker(true), variable: checker(false) };
+  unsafeBySchema.set(schema, checks);
+  return checks;
+}
+
+/** Whether `value` survives `JSON.parse(JSON.stringify(value))` unchanged: strings, finite numbers, booleans, null, and arrays and plain objects of them. */
+function isPlainJson(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (Array.isArray(value)) return value.every(isPlainJson);
+  if (typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every(isPlainJson);
 }
 
 /** The fragment definitions `operation` spreads, directly or through other fragments. */
