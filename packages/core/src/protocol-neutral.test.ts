@@ -29,4 +29,9 @@ describe("core's source", () => {
     );
     expect(found).toEqual([]);
   });
+
+  it('exports no name of such a protocol from @fw/core or @fw/core/plugin', async () => {
+    const names = [...Object.keys(await import('./index.js')), ...Object.keys(await import('./plugin.js'))];
+    expect(names.filter((name) => PROTOCOL_NAMES.test(name))).toEqual([]);
+  });
 });
