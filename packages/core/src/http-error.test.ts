@@ -1,4 +1,4 @@
-import { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
+import { defineErrorExtension, extensionsOf, HTTPError, errorBody, isHTTPError, statusText, toHTTPError, type HTTPErrorOptions } from './http-error.js';
 
 describe('HTTPError', () => {
   it('exposes statusCode, message and details', () => {
@@ -141,5 +141,33 @@ describe('the error mapping with values that fight back', () => {
     const err = new HTTPError(400, 'bad', { a: 1 });
     Object.defineProperty(err, 'details', { get: trap });
     expect(errorBody(err)).toEqual({ error: true, message: 'Internal Server Error', code: 500 });
+  });
+});
+
+describe('extension options (defineErrorExtension)', () => {
+  // What a protocol package does for an option of its own (`@fw/grpc` declares `grpcStatus`).
+  const options = (extra: Record<string, unknown>): HTTPErrorOptions => extra;
+  const own = (err: HTTPError, key: string): unknown => (err as unknown as Record<string, unknown>)[key];
+
+  it('keeps an option only once it is registered, and only the values its check accepts', () => {
+    expect(own(new HTTPError(409, 'x', undefined, options({ retryIn: 5 })), 'retryIn')).toBeUndefined();
+    defineErrorExtension('retryIn', (value) => typeof value === 'number' && value > 0);
+    expect(own(new HTTPError(409, 'x', undefined, options({ retryIn: 5 })), 'retryIn')).toBe(5);
+    expect(own(new HTTPError(409, 'x', undefined, options({ retryIn: -1 })), 'retryIn')).toBeUndefined();
+    expect(Object.keys(new HTTPError(409, 'x'))).not.toContain('retryIn');
+  });
+
+  it('hands the kept options on with extensionsOf, for an error that wraps another', () => {
+    defineErrorExtension('retryIn', (value) => typeof value === 'number');
+    const inner = new HTTPError(503, 'busy', undefined, options({ retryIn: 7 }));
+    expect(extensionsOf(inner)).toEqual({ retryIn: 7 });
+    expect(extensionsOf(new HTTPError(503))).toEqual({});
+    const outer = new HTTPError(401, 'again', undefined, { ...extensionsOf(inner), cause: inner });
+    expect(own(outer, 'retryIn')).toBe(7);
+  });
+
+  it('refuses the built-in options and a check that is not a function', () => {
+    for (const key of ['cause', 'expose', 'headers', 'statusCode', '__proto__', '']) expect(() => defineErrorExtension(key, () => true)).toThrow(TypeError);
+    expect(() => defineErrorExtension('retryIn', 'yes' as never)).toThrow('defineErrorExtension expects a check function');
   });
 });
