@@ -11,6 +11,7 @@ export { createLogger, defaultLog } from './internal/logging.js';
 export type { LogFunction } from './internal/logging.js';
 export { escapeLogText, formatLogValue, stackFrames } from './internal/log-format.js';
 export { parseDateTime } from './internal/date-time.js';
+export { nearestName } from './internal/nearest-name.js';
 export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
 export { parseQuery } from './internal/query.js';

@@ -1,3 +1,4 @@
+import { nearestName } from '@fw/core/plugin';
 import { isSchema, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger } from './types.js';
 
@@ -159,25 +160,9 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** The edit distance of two short strings (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /** `did you mean "x"? K` for a key at most two edits from a known one, else `k` (the message goes on with "nown ..."). */
 function suggest(key: string, known: ReadonlySet<string>): string {
-  let near: string | undefined;
-  let best = 3;
-  for (const name of known) {
-    const d = distance(key.toLowerCase(), name.toLowerCase());
-    if (d < best) [near, best] = [name, d];
-  }
+  const near = nearestName(key, known);
   return near === undefined ? 'k' : `did you mean "${near}"? K`;
 }
 

@@ -1,6 +1,7 @@
 import type { ApplicationConfig } from '@fw/core';
 import type { OtlpProtocol, TracingExporter } from '@fw/tracing';
 import type { AppOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
+import { loadCorePlugin } from './optional.js';
 
 // Records keyed by every option name: the compiler fails here when an option is added to the
 // types but not to these lists, so a valid option is never refused.
@@ -62,38 +63,13 @@ const HINTS: Record<string, string> = {
   tracing: 'tracing is configured under observability: createApp({ observability: { tracing: { enabled: true, serviceName } } })',
 };
 
-/** The edit distance of two short strings (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-/** The accepted key a misspelt one was most likely meant as: a case slip, or at most two edits apart. */
-function nearest(key: string, accepted: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of accepted) {
-    const d = candidate.toLowerCase() === lower ? 0 : distance(lower, candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
-}
-
 function refuseUnknown(value: object, accepted: readonly string[], path: string, hints: Record<string, string> = {}): void {
   for (const key of Object.keys(value)) {
     if (accepted.includes(key)) continue;
     const name = path === '' ? key : `${path}.${key}`;
     const hint = Object.hasOwn(hints, key) ? hints[key] : undefined;
     if (hint !== undefined) throw new TypeError(`createApp: unknown option "${name}": ${hint}`);
-    const near = nearest(key, accepted);
+    const near = loadCorePlugin().nearestName(key, accepted);
     const list = `ccepted ${path === '' ? 'options' : `keys of ${path}`} are: ${accepted.join(', ')}`;
     throw new TypeError(`createApp: unknown option "${name}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
   }
@@ -126,7 +102,7 @@ function checkTracingValues(tracing: Record<string, unknown>): void {
   if (typeof enabled !== 'boolean') throw new TypeError(`${path}.enabled must be true or false, got ${kind(enabled)}`);
   if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) throw new TypeError(`${path}.serviceName must be a non-empty string, got ${kind(serviceName)}`);
   if (exporter !== undefined && typeof exporter !== 'object' && !(typeof exporter === 'string' && Object.hasOwn(EXPORTERS, exporter))) {
-    const near = typeof exporter === 'string' ? nearest(exporter, Object.keys(EXPORTERS)) : undefined;
+    const near = typeof exporter === 'string' ? loadCorePlugin().nearestName(exporter, Object.keys(EXPORTERS)) : undefined;
     throw new TypeError(
       `${path}.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${typeof exporter === 'string' ? `"${exporter}"` : kind(exporter)}${near === undefined ? '' : `; did you mean "${near}"?`}`,
     );

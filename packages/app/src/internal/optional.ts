@@ -1,3 +1,4 @@
+import type * as CorePlugin from '@fw/core/plugin';
 import type * as GraphQLPackage from '@fw/graphql';
 import type * as GrpcPackage from '@fw/grpc';
 import type * as MiddlewarePackage from '@fw/middleware';
@@ -42,6 +43,12 @@ function ownRequire(): NodeJS.Require {
   const url = (import.meta as Partial<ImportMeta>).url;
   return url === undefined ? require : process.getBuiltinModule('node:module').createRequire(url);
 }
+
+/**
+ * `@fw/core/plugin`, loaded when an option check fails: its `nearestName` names the option meant,
+ * and a valid configuration never pays for the entry.
+ */
+export const loadCorePlugin = (): typeof CorePlugin => load('@fw/core/plugin') as typeof CorePlugin;
 
 /** What an option needs installed: the package whose absence the message names first, then the rest. */
 interface Optional {

@@ -1,7 +1,7 @@
 import { loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
 import type { ChannelOptions, ServerCredentials } from '@grpc/grpc-js';
 import type { AnyMiddleware } from '@fw/core';
-import type { LogFunction } from '@fw/core/plugin';
+import { nearestName, type LogFunction } from '@fw/core/plugin';
 import type { GrpcConfig, GrpcHealthWatchLimits, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
 import type { RunnableMethod } from './call-state.js';
 
@@ -82,17 +82,6 @@ const CONFIG_KEYS: Record<keyof GrpcConfig, true> = {
 };
 const HEALTH_WATCH_KEYS: Record<keyof GrpcHealthWatchLimits, true> = { perConnection: true, total: true };
 
-/** The edit distance of two short strings (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /**
  * Throws for a key the config does not know: a misspelt `port` or `middleware` would otherwise
  * leave the server on the default port, or its calls without the app's middleware (authentication).
@@ -101,12 +90,7 @@ function refuseUnknown(value: object, accepted: Record<string, true>, path: stri
   const names = Object.keys(accepted);
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(accepted, key)) continue;
-    let near: string | undefined;
-    let best = 3;
-    for (const name of names) {
-      const d = distance(key.toLowerCase(), name.toLowerCase());
-      if (d < best) [near, best] = [name, d];
-    }
+    const near = nearestName(key, names);
     const list = `ccepted ${path === '' ? 'options' : `keys of ${path}`} are: ${names.join(', ')}`;
     fail(`unknown option "${path === '' ? key : `${path}.${key}`}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
   }
