@@ -1,26 +1,20 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { compose } from './compose.js';
 import { resolveConfig, type ApplicationConfig } from './config.js';
 import { Context, type ContextSettings } from './context.js';
 import { HTTPError } from './http-error.js';
 import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
 import { createLogger, type LogFunction } from './internal/logging.js';
 import { RESOLVED } from './internal/resolved.js';
+import { ASSERT_FREE } from './internal/symbols.js';
 import { isOperation, operationRoute, type Operation } from './operation.js';
 import { Pipeline } from './pipeline.js';
 import { createPluginHost, type ListenInfo, type Plugin, type PluginHost, type ResponseHook } from './plugin-host.js';
 import { Responder, type ErrorHandler } from './responder.js';
-import { Router, type RouteHandlers } from './router.js';
+import { ROUTE_VERBS, Router, type RouteMethod, type RouteVerb } from './router.js';
 import { NodeServer, trackRequest } from './server.js';
 import type { AnyMiddleware, Middleware, Route, RouteDefinition, RouteMatch } from './types.js';
 
-export type { ApplicationConfig, ErrorHandler, ListenInfo, Plugin, PluginHost };
-
-/** A route-registering method of the application: `(path, ...handlers)`, params typed from the path. */
-export interface RouteMethod<Self> {
-  <P extends string>(path: P, ...handlers: RouteHandlers<P>): Self;
-  (path: string, ...handlers: AnyMiddleware[]): Self;
-}
+export type { ApplicationConfig, ErrorHandler, ListenInfo, Plugin, PluginHost, RouteMethod };
 
 /**
  * The application: routes (a root `Router` it owns), global middleware that runs for every request
@@ -31,6 +25,23 @@ export interface RouteMethod<Self> {
  * await app.listen(3000);
  */
 export class Application {
+  /** Registers a GET route. */
+  declare readonly get: RouteMethod<this>;
+  /** Registers a POST route. */
+  declare readonly post: RouteMethod<this>;
+  /** Registers a PUT route. */
+  declare readonly put: RouteMethod<this>;
+  /** Registers a PATCH route. */
+  declare readonly patch: RouteMethod<this>;
+  /** Registers a DELETE route. */
+  declare readonly delete: RouteMethod<this>;
+  /** Registers an OPTIONS route. */
+  declare readonly options: RouteMethod<this>;
+  /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
+  declare readonly head: RouteMethod<this>;
+  /** Registers a route for every HTTP method. */
+  declare readonly all: RouteMethod<this>;
+
   readonly #root = new Router();
   readonly #settings: ContextSettings;
   readonly #maxUrlLength: number;
@@ -53,7 +64,6 @@ export class Application {
     this.#listenHost = resolved.host;
     this.#log = createLogger(config.onLog);
     this.#pipeline = new Pipeline(this.#root, resolved.methodNotAllowed);
-    this.#root._around = this.#pipeline.middleware;
     const hooks = { listenHooks: [], closeHooks: [], closedHooks: [], responseHooks: [] as ResponseHook[] };
     this.#server = new NodeServer({ ...resolved, ...hooks, log: this.#log });
     this.#responder = new Responder(this.#log, () => this.#server.closing, hooks.responseHooks);
@@ -63,9 +73,9 @@ export class Application {
       settings: this.#settings,
       log: this.#log,
       claim: (path, handler, protocol) => pipeline.claim(path, handler, protocol),
-      wrap: (middleware) => (pipeline.wrappers.push(middleware), pipeline.changed()),
-      middleware: () => pipeline.middlewareView(),
-      wrappers: () => pipeline.wrappersView(),
+      wrap: (middleware) => pipeline.wrap(middleware),
+      middleware: () => pipeline.middleware(),
+      wrappers: () => pipeline.wrappers(),
       routes: () => this.#root.getRoutes(),
       operations: () => this.#operations,
       onOperation: (hook) => {
@@ -73,30 +83,16 @@ export class Application {
         this.#operationHooks.push(hook);
       },
     });
-  }
-
-  /** Registers a GET route. */
-  readonly get: RouteMethod<this> = this.#verb('get');
-  /** Registers a POST route. */
-  readonly post: RouteMethod<this> = this.#verb('post');
-  /** Registers a PUT route. */
-  readonly put: RouteMethod<this> = this.#verb('put');
-  /** Registers a PATCH route. */
-  readonly patch: RouteMethod<this> = this.#verb('patch');
-  /** Registers a DELETE route. */
-  readonly delete: RouteMethod<this> = this.#verb('delete');
-  /** Registers an OPTIONS route. */
-  readonly options: RouteMethod<this> = this.#verb('options');
-  /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
-  readonly head: RouteMethod<this> = this.#verb('head');
-  /** Registers a route for every HTTP method. */
-  readonly all: RouteMethod<this> = this.#verb('all');
-
-  #verb(name: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'head' | 'all'): RouteMethod<this> {
-    return ((path: string, ...handlers: AnyMiddleware[]) => {
-      this.#root[name](path, ...handlers);
-      return this;
-    }) as RouteMethod<this>;
+    // The verbs register on the root router and return the application; bound to it, as they are
+    // the application's own properties (`const { get } = app` works).
+    const root = this.#root;
+    for (const verb of Object.keys(ROUTE_VERBS) as RouteVerb[]) {
+      const register = (path: string, ...handlers: AnyMiddleware[]): this => {
+        root[verb](path, ...handlers);
+        return this;
+      };
+      Object.defineProperty(this, verb, { value: register, writable: true, enumerable: true, configurable: true });
+    }
   }
 
   /** Registers a route given as a record: `{ method, path, handler, middleware?, schema?, meta? }`. */
@@ -120,12 +116,7 @@ export class Application {
     if (typeof first === 'string') this.#root.use(first, second as Router);
     else if (first instanceof Router) this.#root.use(first);
     else if (typeof first !== 'function') throw new TypeError(`use() expects a middleware function or a Router, got ${first === null ? 'null' : typeof first}`);
-    else {
-      this.#pipeline.middleware.push(first as AnyMiddleware);
-      this.#pipeline.changed();
-      // The route records list the schema and meta global middleware carries.
-      this.#root._touch();
-    }
+    else this.#pipeline.use(first as AnyMiddleware);
     return this;
   }
 
@@ -149,7 +140,7 @@ export class Application {
   /** Replaces the default 404 answer for requests that match no route. */
   notFound(handler: Middleware): this {
     if (typeof handler !== 'function') throw new TypeError('notFound expects a function');
-    this.#pipeline.notFound = compose([handler]);
+    this.#pipeline.notFound(handler);
     return this;
   }
 
@@ -165,7 +156,7 @@ export class Application {
     if (this.#operations.some((known) => known.name === op.name)) throw new Error(`An operation named "${op.name}" is already registered`);
     // The REST route is checked first: a taken path leaves the operation registered nowhere.
     const route = op.rest !== undefined ? operationRoute(op) : undefined;
-    if (route !== undefined) this.#root._assertFree(route);
+    if (route !== undefined) this.#root[ASSERT_FREE](route);
     for (const hook of this.#operationHooks) hook(op);
     if (route !== undefined) this.#root.route(route);
     this.#operations = Object.freeze([...this.#operations, op]);

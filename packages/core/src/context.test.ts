@@ -395,6 +395,20 @@ describe('Context response methods', () => {
     expect(res.json()).toEqual({ error: true, message: 'Not Found', code: 404 });
   });
 
+  it('answers the same JSON 404 for a handler that answers nothing, with or without middleware around it', async () => {
+    const { app } = createApp();
+    const typed = (ctx: Context): void => void ctx.setHeader('content-type', 'text/html');
+    app.get('/bare', typed);
+    app.get('/behind', async (_ctx, next) => next(), typed);
+    const wrapped = createApp().app;
+    wrapped.use(async (_ctx, next) => next());
+    wrapped.get('/bare', typed);
+    for (const [on, url] of [[app, '/bare'], [app, '/behind'], [wrapped, '/bare']] as const) {
+      const res = await on.inject(url);
+      expect([res.statusCode, res.headers['content-type'], res.json()]).toEqual([404, 'application/json; charset=utf-8', { error: true, message: 'Not Found', code: 404 }]);
+    }
+  });
+
   it('reports statusCode and responded as the response takes shape', async () => {
     const { app } = createApp();
     const seen: Array<[number, boolean]> = [];

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
 import { clientIp, type TrustProxy } from './internal/client-ip.js';
+import { FLUSH, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE } from './internal/symbols.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
 import { ContextVariables, type ContextKey, type RequestContext, type TraceAttributes, type TraceInfo, type TraceSpan } from './request-context.js';
 import type { HTTPMethod, Route } from './types.js';
@@ -19,8 +19,9 @@ export interface ContextSettings {
 export type { TrustProxy };
 
 const NO_BODY = Symbol('no-body');
-const NOT_FOUND_BODY = { error: true, message: 'Not Found', code: 404 } as const;
-const NOT_FOUND_TEXT = JSON.stringify(NOT_FOUND_BODY);
+/** The standard 404 body: `{ error: true, message: 'Not Found', code: 404 }`. */
+const NOT_FOUND_TEXT = JSON.stringify({ error: true, message: 'Not Found', code: 404 });
+const JSON_TYPE = 'application/json; charset=utf-8';
 type Pending = string | Buffer | typeof NO_BODY;
 
 /**
@@ -60,15 +61,14 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   /** Sets attributes on the request span (present while tracing is on). */
   declare setAttributes?: (attributes: TraceAttributes) => void;
 
-  /** @internal The handler of a plugin that claimed this path, found when the request came in. */
-  _claimed: ((ctx: Context) => Promise<void>) | undefined = undefined;
-  /** @internal */ _status = 0;
-  /** @internal Whether `_status` is the framework's not-found default, which a body set later replaces with 200. */
-  _defaultStatus = false;
-  /** @internal */ _payload: Pending = NO_BODY;
-  /** @internal The Content-Type json()/text() chose; written at flush unless the handler set its own. */
-  _contentType: string | undefined = undefined;
-  /** @internal */ _settings: ContextSettings;
+  /** The status recorded with `status()` or a body; 0 while none was. */
+  #status = 0;
+  /** Whether `#status` is the framework's not-found default, which a body set later replaces with 200. */
+  #defaultStatus = false;
+  #payload: Pending = NO_BODY;
+  /** The Content-Type json()/text() chose; written at flush unless the handler set its own. */
+  #contentType: string | undefined = undefined;
+  readonly #settings: ContextSettings;
   #query: TQuery | undefined = undefined;
   #body: TBody | undefined = undefined;
   #bodyRead = false;
@@ -79,7 +79,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   constructor(req: IncomingMessage, res: ServerResponse, settings: ContextSettings) {
     this.req = req;
     this.res = res;
-    this._settings = settings;
+    this.#settings = settings;
     this.method = req.method as HTTPMethod;
     const url = originForm(req.url ?? '/');
     this.url = url;
@@ -95,7 +95,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     if (this.#query === undefined) {
       this.#query = (this.#queryStart === -1
         ? Object.create(null)
-        : parseQuery(this.url.slice(this.#queryStart + 1), this._settings.maxKeys)) as TQuery;
+        : parseQuery(this.url.slice(this.#queryStart + 1), this.#settings.maxKeys)) as TQuery;
     }
     return this.#query;
   }
@@ -126,7 +126,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   /** The client address: the socket's, or from `X-Forwarded-For` as far as `trustProxy` allows. */
   get ip(): string {
     const header = this.headers['x-forwarded-for'];
-    return clientIp(this.req.socket?.remoteAddress ?? '', Array.isArray(header) ? header.join(',') : header, this._settings.trustProxy);
+    return clientIp(this.req.socket?.remoteAddress ?? '', Array.isArray(header) ? header.join(',') : header, this.#settings.trustProxy);
   }
 
   /** The value of a per-request variable (declared with `createContextKey`) on this request, else the key's default. */
@@ -154,14 +154,14 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     // Middleware that read the raw stream itself (a webhook signature check) leaves nothing to
     // parse: waiting for an 'end' that already happened would hang the request.
     if (this.req.readableEnded) return this.#body as TBody;
-    const read = readBody(this.req, this._settings.bodyLimit);
+    const read = readBody(this.req, this.#settings.bodyLimit);
     const raw = read instanceof Buffer ? read : await read;
-    this.#body = parseBody(kind, raw, this._settings.maxKeys, this._settings.maxJsonDepth) as TBody;
+    this.#body = parseBody(kind, raw, this.#settings.maxKeys, this.#settings.maxJsonDepth) as TBody;
     return this.#body;
   }
 
   /** @internal Whether the body still has to be read. */
-  get _needsBody(): boolean {
+  get [NEEDS_BODY](): boolean {
     return !this.#bodyRead && hasBody(this.req);
   }
 
@@ -173,15 +173,15 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     if (this.#sent()) return;
     this.#bodyStatus(status);
     const text = JSON.stringify(data);
-    this._payload = text === undefined ? 'null' : text;
-    this.#type('application/json; charset=utf-8');
+    this.#payload = text === undefined ? 'null' : text;
+    this.#type(JSON_TYPE);
   }
 
   /** Sends plain text with `status` (default: the status set with `status()`, else 200). Ignored once sent. */
   text(data: string, status?: number): void {
     if (this.#sent()) return;
     this.#bodyStatus(status);
-    this._payload = String(data);
+    this.#payload = String(data);
     this.#type('text/plain; charset=utf-8');
   }
 
@@ -195,7 +195,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   send(data: string | Buffer, status?: number, type?: string): void {
     if (this.#sent()) return;
     this.#bodyStatus(status);
-    this._payload = data;
+    this.#payload = data;
     if (type !== undefined) this.#type(type);
   }
 
@@ -205,8 +205,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
    */
   status(code: number): this {
     if (!Number.isInteger(code) || code < 100 || code > 999) throw new TypeError(`Invalid status code: ${code}`);
-    this._status = code;
-    this._defaultStatus = false;
+    this.#status = code;
+    this.#defaultStatus = false;
     if (!this.res.headersSent) this.res.statusCode = code;
     return this;
   }
@@ -214,9 +214,9 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   /** The status of a body: the one given, else the one set, else 200 (also over the not-found default, as in Koa). */
   #bodyStatus(status: number | undefined): void {
     if (status !== undefined) this.status(status);
-    else if (this._defaultStatus) {
-      this._status = 0;
-      this._defaultStatus = false;
+    else if (this.#defaultStatus) {
+      this.#status = 0;
+      this.#defaultStatus = false;
       if (!this.res.headersSent) this.res.statusCode = 200;
     }
   }
@@ -239,37 +239,58 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
    * CPU), and only when the handler did not set a Content-Type of its own.
    */
   #type(value: string): void {
-    this._contentType = value;
+    this.#contentType = value;
   }
 
   /** The status the response has or will have (0 while nothing has been decided). */
   get statusCode(): number {
     if (this.res.headersSent) return this.res.statusCode;
-    if (this._status !== 0) return this._status;
-    if (this._payload !== NO_BODY) return 200;
+    if (this.#status !== 0) return this.#status;
+    if (this.#payload !== NO_BODY) return 200;
     // A handler streaming into the raw response sends the status it gave the raw response.
-    return this._rawInUse() ? this.res.statusCode : 0;
+    return this[RAW_IN_USE]() ? this.res.statusCode : 0;
   }
 
   /** Whether a response has been decided (a body or status set, or the raw response written). */
   get responded(): boolean {
-    return this._status !== 0 || this._payload !== NO_BODY || this._rawInUse();
+    return this.#status !== 0 || this.#payload !== NO_BODY || this[RAW_IN_USE]();
   }
 
-  /** @internal Records the standard 404 answer `{ error: true, message: 'Not Found', code: 404 }`. */
-  _notFound(): void {
-    this._resetResponse();
-    this.json(NOT_FOUND_BODY, 404);
-    this._defaultStatus = true;
+  /**
+   * @internal The one "nothing answered" rule: unless a body or a status was recorded or the raw
+   * response used, records the standard 404. Run after the route's handler behind middleware,
+   * after the route stage behind global middleware, and when the answer is written.
+   */
+  [SETTLE](): void {
+    if (!this.responded) this.#recordNotFound();
+  }
+
+  /** @internal Records the standard 404 over whatever was recorded: the answer for a path no route has. */
+  [NOT_FOUND](): void {
+    this[RESET_RESPONSE]();
+    this.#recordNotFound();
+  }
+
+  /**
+   * The standard 404 `{ error: true, message: 'Not Found', code: 404 }`, as JSON whatever
+   * Content-Type was set, with a status that a body set later replaces with 200 (as in Koa).
+   */
+  #recordNotFound(): void {
+    if (this.#sent()) return;
+    this.#status = 404;
+    this.#defaultStatus = true;
+    this.res.statusCode = 404;
+    this.#payload = NOT_FOUND_TEXT;
+    this.#contentType = JSON_TYPE;
   }
 
   /** @internal Forgets what was set so far (used before writing an error response). */
-  _resetResponse(): void {
-    this._status = 0;
-    this._defaultStatus = false;
+  [RESET_RESPONSE](): void {
+    this.#status = 0;
+    this.#defaultStatus = false;
     if (!this.res.headersSent) this.res.statusCode = 200;
-    this._payload = NO_BODY;
-    this._contentType = undefined;
+    this.#payload = NO_BODY;
+    this.#contentType = undefined;
   }
 
   /**
@@ -277,17 +298,19 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
    * stream into it that has not written yet (a piped source registers an 'unpipe' listener on
    * its destination synchronously, so this holds from the `pipe()` call on).
    */
-  _rawInUse(): boolean {
+  [RAW_IN_USE](): boolean {
     const res = this.res;
     return res.headersSent || res.writableEnded || res.listenerCount('unpipe') !== 0;
   }
 
   /** @internal Writes the recorded response, unless the raw response was already used. */
-  _flush(): void {
-    if (this._rawInUse()) return;
+  [FLUSH](): void {
+    if (this[RAW_IN_USE]()) return;
+    // Without middleware around the route, nothing answered is settled only here.
+    this[SETTLE]();
     const res = this.res;
-    const payload = this._payload;
-    const status = this._status !== 0 ? this._status : payload === NO_BODY ? 404 : 200;
+    const payload = this.#payload;
+    const status = this.#status !== 0 ? this.#status : 200;
     res.statusCode = status;
     if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
       res.removeHeader('content-type');
@@ -296,15 +319,11 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
       return;
     }
     if (payload === NO_BODY) {
-      if (this._status === 0) {
-        // Nothing answered at all: the standard 404 body.
-        writeBody(res, 404, NOT_FOUND_TEXT, 'application/json; charset=utf-8', this.method === 'HEAD');
-        return;
-      }
       writeBody(res, status, '', undefined, true);
       return;
     }
-    const type = this._contentType !== undefined && !res.hasHeader('content-type') ? this._contentType : undefined;
+    // The standard 404 is JSON whatever Content-Type a handler set; any other body keeps the handler's.
+    const type = this.#contentType !== undefined && (this.#defaultStatus || !res.hasHeader('content-type')) ? this.#contentType : undefined;
     writeBody(res, status, payload, type, this.method === 'HEAD');
   }
 }
@@ -327,14 +346,4 @@ function writeBody(res: ServerResponse, status: number, payload: string | Buffer
   res.writeHead(status, type === undefined ? ['content-length', String(length)] : ['content-type', type, 'content-length', String(length)]);
   if (head || length === 0) res.end();
   else res.end(payload);
-}
-
-/** @internal Throws the 400 for an invalid percent-encoded param. */
-export function decodeParam(value: string): string {
-  if (value.indexOf('%') === -1) return value;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    throw new HTTPError(400, 'Invalid percent-encoding in path');
-  }
 }

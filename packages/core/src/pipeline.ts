@@ -2,65 +2,80 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { RESOLVED } from './internal/resolved.js';
-import type { Router } from './router.js';
+import { ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND } from './internal/symbols.js';
+import { settling, type Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
 
+/** A path a plugin claimed: its handler, the protocol it serves, and its chain once composed. */
 interface Claim {
-  run: ComposedMiddleware<Context>;
-  protocol: string;
+  readonly handler: ComposedMiddleware<Context>;
+  readonly protocol: string;
+  chain: ComposedMiddleware<Context> | undefined;
 }
 
-/** Records the 404 for a request nobody answered. */
-function answerMissing(ctx: Context): void {
-  if (!ctx.responded) ctx._notFound();
-}
+const NONE: readonly AnyMiddleware[] = Object.freeze([]);
 
 /**
- * What runs for one HTTP request: the wrappers, the global middleware, then the claimed path or the
- * route table, then "nothing answered" as a 404. After the chain, `ctx.statusCode` is the status
- * that will be sent (unless something threw, which the responder answers).
+ * What runs for one HTTP request: the wrappers, the global middleware, then the claimed path's
+ * handler or the route table, then "nothing answered" as a 404. After the chain, `ctx.statusCode`
+ * is the status that will be sent (unless something threw, which the responder answers). It owns
+ * the wrappers, the global middleware and the not-found answer: the application and the plugin
+ * host change them only through its methods.
  */
 export class Pipeline {
-  /** Middleware that runs outside all global middleware (`wrap`). */
-  readonly wrappers: AnyMiddleware[] = [];
+  readonly #router: Router;
+  readonly #methodNotAllowed: boolean;
+  /** Middleware that runs outside all global middleware (`wrap`), outermost first. */
+  #wrappers: readonly AnyMiddleware[] = NONE;
   /** The global middleware (`app.use`), run for every request, matched or not. */
-  readonly middleware: AnyMiddleware[] = [];
+  #middleware: readonly AnyMiddleware[] = NONE;
   /** The answer for requests no route matches (`app.notFound`); the standard 404 when undefined. */
-  notFound: ComposedMiddleware<Context> | undefined = undefined;
+  #notFound: ComposedMiddleware<Context> | undefined = undefined;
   readonly #claims = new Map<string, Claim>();
+  /** The chain of every request no plugin claimed, composed on the first request after a change. */
   #chain: ComposedMiddleware<Context> | undefined = undefined;
-  #middlewareView: readonly AnyMiddleware[] | undefined = undefined;
-  #wrappersView: readonly AnyMiddleware[] | undefined = undefined;
 
-  constructor(
-    private readonly router: Router,
-    private readonly methodNotAllowed: boolean,
-  ) {}
-
-  /** Forgets the composed chain after `use` or `wrap`; the next request composes it again. */
-  changed(): void {
-    this.#chain = undefined;
-    this.#middlewareView = undefined;
-    this.#wrappersView = undefined;
+  constructor(router: Router, methodNotAllowed: boolean) {
+    this.#router = router;
+    this.#methodNotAllowed = methodNotAllowed;
   }
 
   /**
-   * The global middleware as a frozen list that stays the same object until the next `use`, so a
-   * plugin that runs it for another protocol can tell "unchanged" by identity, per call.
+   * Adds global middleware. The lists are replaced, never changed in place, so each stays the same
+   * frozen object until the next `use`: a plugin that runs them for another protocol tells
+   * "unchanged" by identity, per call. The router is told, for the schema and meta of its records.
    */
-  middlewareView(): readonly AnyMiddleware[] {
-    return (this.#middlewareView ??= Object.freeze(this.middleware.slice()));
+  use(middleware: AnyMiddleware): void {
+    this.#middleware = Object.freeze([...this.#middleware, middleware]);
+    this.#changed();
+    this.#router[AROUND](this.#middleware);
   }
 
-  /** The wrappers as a frozen list that stays the same object until the next `wrap`. */
-  wrappersView(): readonly AnyMiddleware[] {
-    return (this.#wrappersView ??= Object.freeze(this.wrappers.slice()));
+  /** Adds a wrapper, inside those added before it. */
+  wrap(middleware: AnyMiddleware): void {
+    this.#wrappers = Object.freeze([...this.#wrappers, middleware]);
+    this.#changed();
+  }
+
+  /** The global middleware, a frozen list that stays the same object until the next `use`. */
+  middleware(): readonly AnyMiddleware[] {
+    return this.#middleware;
+  }
+
+  /** The wrappers, a frozen list that stays the same object until the next `wrap`. */
+  wrappers(): readonly AnyMiddleware[] {
+    return this.#wrappers;
+  }
+
+  /** Answers requests no route matches with `handler` instead of the standard 404. */
+  notFound(handler: Middleware): void {
+    this.#notFound = compose([handler]);
   }
 
   /** Answers every request to exactly `path` with `handler`, after the global middleware. */
   claim(path: string, handler: AnyMiddleware, protocol: string): void {
     if (this.#claims.has(path)) throw new Error(`Path "${path}" is already claimed by a plugin`);
-    this.#claims.set(path, { run: compose<Context>([handler as Middleware<Context>]), protocol });
+    this.#claims.set(path, { handler: compose<Context>([handler as Middleware<Context>]), protocol, chain: undefined });
   }
 
   /** Runs the request through the whole chain. */
@@ -70,58 +85,43 @@ export class Pipeline {
       if (claim !== undefined) {
         // Said from the start of the request, so the global middleware sees it too.
         ctx.protocol = claim.protocol;
-        ctx._claimed = claim.run;
+        return (claim.chain ??= this.#compose((claimed: Context) => claim.handler(claimed)))(ctx);
       }
     }
-    return (this.#chain ??= this.#compose())(ctx);
+    return (this.#chain ??= this.#compose(this.#route))(ctx);
   }
 
-  #compose(): ComposedMiddleware<Context> {
-    const chain = [...this.wrappers, ...this.middleware] as Array<Middleware<Context>>;
-    if (chain.length === 0) return this.#stage;
+  /** Forgets the composed chains after `use` or `wrap`; the next request composes them again. */
+  #changed(): void {
+    this.#chain = undefined;
+    for (const claim of this.#claims.values()) claim.chain = undefined;
+  }
+
+  /** The wrappers and the global middleware around `stage` (the route table, or a claimed path's handler). */
+  #compose(stage: (ctx: Context) => Promise<void>): ComposedMiddleware<Context> {
+    const chain = [...this.#wrappers, ...this.#middleware] as Array<Middleware<Context>>;
+    if (chain.length === 0) return stage;
     // With middleware around it, a request nobody answered is given its 404 here, so that the
     // middleware reads `ctx.statusCode === 404` after `await next()` (a logger logs 404s).
     // Without any, the responder writes the same 404 and no promise is added per request.
-    return compose<Context>([...chain, (ctx) => this.#settled(ctx)]);
+    return compose<Context>([...chain, settling(stage)]);
   }
 
-  #settled(ctx: Context): Promise<void> {
-    const pending = this.#stage(ctx);
-    if (pending === RESOLVED) {
-      answerMissing(ctx);
-      return RESOLVED;
-    }
-    // The route's value goes on to the global middleware's `await next()`, as compose passes it.
-    return pending.then((value) => {
-      answerMissing(ctx);
-      return value;
-    });
-  }
-
-  /** The claimed path's handler, else the matched route's chain, else the missing answer. */
-  readonly #stage = (ctx: Context): Promise<void> => {
-    // The path was looked up among the claimed ones when the request came in.
-    if (ctx._claimed !== undefined) return ctx._claimed(ctx);
+  /** The matched route's chain, else the answer for a path no route has. */
+  readonly #route = (ctx: Context): Promise<void> => {
     const path = ctx.path;
-    if (path.indexOf('%') !== -1) {
-      try {
-        decodeURI(path);
-      } catch {
-        throw new HTTPError(400, 'Invalid percent-encoding in path');
-      }
-    }
-    const found = this.router._match(ctx.method, path);
+    const found = this.#router[MATCH](ctx.method, path);
     if (found === null) return this.#missing(ctx, path);
     if (found.value.dynamic) ctx.params = found.params;
     ctx.route = found.value.route;
-    if (ctx._needsBody) return ctx.parseBody().then(() => found.value.chain(ctx));
+    if (ctx[NEEDS_BODY]) return ctx.parseBody().then(() => found.value.chain(ctx));
     return found.value.chain(ctx);
   };
 
   /** No route for this method and path: 405 (or the OPTIONS answer) when other methods have one, else not found. */
   #missing(ctx: Context, path: string): Promise<void> {
-    if (this.methodNotAllowed) {
-      const allowed = this.router._allowedMethods(path);
+    if (this.#methodNotAllowed) {
+      const allowed = this.#router[ALLOWED_METHODS](path);
       if (allowed.length !== 0) {
         const allow = allowed.join(', ');
         if (ctx.method === 'OPTIONS') {
@@ -132,8 +132,8 @@ export class Pipeline {
         throw new HTTPError(405, 'Method Not Allowed', undefined, { headers: { allow } });
       }
     }
-    if (this.notFound !== undefined) return this.notFound(ctx);
-    ctx._notFound();
+    if (this.#notFound !== undefined) return this.#notFound(ctx);
+    ctx[NOT_FOUND]();
     return RESOLVED;
   }
 }

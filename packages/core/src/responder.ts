@@ -2,6 +2,7 @@ import type { Context } from './context.js';
 import type { HTTPError} from './http-error.js';
 import { errorBody, toHTTPError } from './http-error.js';
 import type { LogFunction } from './internal/logging.js';
+import { FLUSH, RAW_IN_USE, RESET_RESPONSE } from './internal/symbols.js';
 import type { ResponseHook } from './plugin-host.js';
 import { isLastRequest } from './server.js';
 
@@ -44,7 +45,7 @@ export class Responder {
   #write(ctx: Context, onFailure: (ctx: Context, err: unknown) => void): void {
     try {
       if (this.isClosing() && !ctx.res.headersSent) this.#closeAfter(ctx);
-      ctx._flush();
+      ctx[FLUSH]();
     } catch (err) {
       onFailure(ctx, err);
       return;
@@ -55,7 +56,7 @@ export class Responder {
   #answerError(ctx: Context, thrown: unknown): void {
     const error = toHTTPError(thrown);
     if (error.statusCode >= 500) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
-    if (ctx._rawInUse()) {
+    if (ctx[RAW_IN_USE]()) {
       // The response is already on the wire: all that is left is to cut it short.
       if (!ctx.res.writableEnded) ctx.res.destroy();
       this.#answered(ctx);
@@ -91,7 +92,7 @@ export class Responder {
   readonly #handlerFailed = (ctx: Context, err: unknown): void => {
     try {
       this.log('The error handler threw', err);
-      if (!ctx._rawInUse()) {
+      if (!ctx[RAW_IN_USE]()) {
         this.#sendError(ctx, toHTTPError(err));
         return;
       }
@@ -105,7 +106,7 @@ export class Responder {
 
   /** Sends the default error body `{ error: true, message, code, details? }`. */
   #sendError(ctx: Context, error: HTTPError): void {
-    if (!ctx._rawInUse()) {
+    if (!ctx[RAW_IN_USE]()) {
       try {
         this.#prepareError(ctx, error);
         const body = errorBody(error);
@@ -118,7 +119,7 @@ export class Responder {
           delete body.details;
           ctx.json(body, body.code);
         }
-        ctx._flush();
+        ctx[FLUSH]();
       } catch (err) {
         this.#lastResort(ctx, err);
         return;
@@ -138,7 +139,7 @@ export class Responder {
     try {
       this.log('Could not send the error response', failure);
       if (!res.headersSent && !res.writableEnded) {
-        ctx._resetResponse();
+        ctx[RESET_RESPONSE]();
         res.removeHeader('content-type');
         res.removeHeader('content-length');
         if (this.isClosing()) res.setHeader('connection', 'close');
@@ -162,7 +163,7 @@ export class Responder {
   /** Clears what the chain recorded and sets the error's headers. */
   #prepareError(ctx: Context, error: HTTPError): void {
     const res = ctx.res;
-    ctx._resetResponse();
+    ctx[RESET_RESPONSE]();
     res.removeHeader('content-type');
     res.removeHeader('content-length');
     if (error.headers !== undefined) for (const [key, value] of Object.entries(error.headers)) res.setHeader(key, value);

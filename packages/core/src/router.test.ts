@@ -1,5 +1,6 @@
 import { Application } from './application.js';
 import type { Context } from './context.js';
+import { MATCH } from './internal/symbols.js';
 import { ROUTE_META, ROUTE_SCHEMA, Router, joinPaths } from './router.js';
 import { HTTP_METHODS, type AnyMiddleware, type Middleware, type RouteContext } from './types.js';
 
@@ -340,8 +341,8 @@ describe('Router.findRoute', () => {
     r.get('/admin/:id', admin);
     expect(r.findRoute('GET', '/%61dmin/%31')).toEqual({ route: expect.objectContaining({ handler: admin }), params: { id: '1' } });
     // `ctx.path` is decoded already; matching it decodes only param values, once.
-    expect(r._match('GET', '/%61dmin/1')).toBeNull();
-    expect(r._match('GET', '/admin/%2561')?.params).toEqual({ id: '%61' });
+    expect(r[MATCH]('GET', '/%61dmin/1')).toBeNull();
+    expect(r[MATCH]('GET', '/admin/%2561')?.params).toEqual({ id: '%61' });
   });
 });
 

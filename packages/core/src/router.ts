@@ -1,14 +1,16 @@
 import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
-import { decodeParam } from './context.js';
 import { normalizePath, TrieMatcher, type Leaf, type MatchResult } from './internal/matcher.js';
-import { decodeUnreserved } from './internal/target.js';
+import { RESOLVED } from './internal/resolved.js';
+import { ALLOWED_METHODS, AROUND, ASSERT_FREE, LOOKUP, MATCH, PARAMS, SETTLE } from './internal/symbols.js';
+import { decodePathPart, decodeUnreserved } from './internal/target.js';
 import { metaOf, schemaOf } from './route-meta.js';
 import {
   HTTP_METHODS,
   type AnyMiddleware,
   type HTTPMethod,
   type Middleware,
+  type Next,
   type RouteContext,
   type Route,
   type RouteDefinition,
@@ -21,10 +23,33 @@ import {
 export { ROUTE_META, ROUTE_SCHEMA } from './route-meta.js';
 
 const NONE: readonly AnyMiddleware[] = Object.freeze([]);
+/** The params of a static route's match: none, shared (the pipeline leaves `ctx.params` alone for them). */
+const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
 const UPPER_METHODS: ReadonlySet<string> = new Set(HTTP_METHODS);
 
 /** Handlers for a route at path `P`: middleware followed by the final handler. */
 export type RouteHandlers<P extends string> = Array<Middleware<RouteContext<P>>>;
+
+/** A route-registering method (`get`, `post`, …): `(path, ...handlers)`, params typed from the path. */
+export interface RouteMethod<Self> {
+  <P extends string>(path: P, ...handlers: RouteHandlers<P>): Self;
+  (path: string, ...handlers: AnyMiddleware[]): Self;
+}
+
+/** @internal The route-registering methods of `Router` and `Application`, and the methods each registers. */
+export const ROUTE_VERBS = {
+  get: ['GET'],
+  post: ['POST'],
+  put: ['PUT'],
+  patch: ['PATCH'],
+  delete: ['DELETE'],
+  options: ['OPTIONS'],
+  head: ['HEAD'],
+  all: HTTP_METHODS,
+} as const satisfies Record<string, readonly HTTPMethod[]>;
+
+/** @internal The name of a route-registering method. */
+export type RouteVerb = keyof typeof ROUTE_VERBS;
 
 interface RouteEntry {
   kind: 'route';
@@ -104,15 +129,45 @@ function assertHandlers(path: string, handlers: unknown[]): asserts handlers is 
  * users.get('/:id', (ctx) => ctx.json({ id: ctx.params.id }));
  */
 export class Router {
-  /**
-   * @internal Middleware that runs around this router's routes without being in their chain (the
-   * application's global middleware, run by its pipeline); it still lends schema and meta to the records.
-   */
-  _around: readonly AnyMiddleware[] = NONE;
+  /** Registers a GET route. */
+  declare get: RouteMethod<this>;
+  /** Registers a POST route. */
+  declare post: RouteMethod<this>;
+  /** Registers a PUT route. */
+  declare put: RouteMethod<this>;
+  /** Registers a PATCH route. */
+  declare patch: RouteMethod<this>;
+  /** Registers a DELETE route. */
+  declare delete: RouteMethod<this>;
+  /** Registers an OPTIONS route. */
+  declare options: RouteMethod<this>;
+  /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
+  declare head: RouteMethod<this>;
+  /** Registers a route for every HTTP method. */
+  declare all: RouteMethod<this>;
+
+  static {
+    // The verbs are methods on the prototype, one per entry of ROUTE_VERBS; their types are the
+    // declarations above.
+    for (const [verb, methods] of Object.entries(ROUTE_VERBS)) {
+      const register = {
+        [verb](this: Router, path: string, ...handlers: unknown[]): Router {
+          return this.#add(methods, path, handlers);
+        },
+      }[verb];
+      Object.defineProperty(this.prototype, verb, { value: register, writable: true, configurable: true });
+    }
+  }
+
   readonly #prefix: string;
   readonly #entries: Array<RouteEntry | MountEntry> = [];
   readonly #middleware: AnyMiddleware[] = [];
   readonly #parents = new Set<Router>();
+  /**
+   * Middleware that runs around this router's routes without being in their chain (the
+   * application's global middleware, run by its pipeline); it still lends schema and meta to the records.
+   */
+  #around: readonly AnyMiddleware[] = NONE;
   /** While this router is not mounted: every registration below it, by method and path shape. */
   #registry: Map<string, Registration> | undefined;
   #compiled: { matcher: TrieMatcher<CompiledRoute>; routes: Route[] } | undefined;
@@ -120,55 +175,6 @@ export class Router {
   constructor(config: RouterConfig = {}) {
     this.#prefix = config.prefix ?? '';
     if (config.middleware !== undefined) for (const mw of config.middleware) this.use(mw);
-  }
-
-  /** Registers a GET route. */
-  get<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  get(path: string, ...handlers: AnyMiddleware[]): this;
-  get(path: string, ...handlers: unknown[]): this {
-    return this.#add(['GET'], path, handlers);
-  }
-  /** Registers a POST route. */
-  post<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  post(path: string, ...handlers: AnyMiddleware[]): this;
-  post(path: string, ...handlers: unknown[]): this {
-    return this.#add(['POST'], path, handlers);
-  }
-  /** Registers a PUT route. */
-  put<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  put(path: string, ...handlers: AnyMiddleware[]): this;
-  put(path: string, ...handlers: unknown[]): this {
-    return this.#add(['PUT'], path, handlers);
-  }
-  /** Registers a PATCH route. */
-  patch<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  patch(path: string, ...handlers: AnyMiddleware[]): this;
-  patch(path: string, ...handlers: unknown[]): this {
-    return this.#add(['PATCH'], path, handlers);
-  }
-  /** Registers a DELETE route. */
-  delete<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  delete(path: string, ...handlers: AnyMiddleware[]): this;
-  delete(path: string, ...handlers: unknown[]): this {
-    return this.#add(['DELETE'], path, handlers);
-  }
-  /** Registers an OPTIONS route. */
-  options<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  options(path: string, ...handlers: AnyMiddleware[]): this;
-  options(path: string, ...handlers: unknown[]): this {
-    return this.#add(['OPTIONS'], path, handlers);
-  }
-  /** Registers a HEAD route (GET routes answer HEAD without a body when no HEAD route exists). */
-  head<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  head(path: string, ...handlers: AnyMiddleware[]): this;
-  head(path: string, ...handlers: unknown[]): this {
-    return this.#add(['HEAD'], path, handlers);
-  }
-  /** Registers a route for every HTTP method. */
-  all<P extends string>(path: P, ...handlers: RouteHandlers<P>): this;
-  all(path: string, ...handlers: AnyMiddleware[]): this;
-  all(path: string, ...handlers: unknown[]): this {
-    return this.#add(HTTP_METHODS, path, handlers);
   }
 
   /** Registers a route given as a record: `{ method, path, handler, middleware?, schema?, meta? }`. */
@@ -199,7 +205,7 @@ export class Router {
     if (first instanceof Router) return this.#mount('', first);
     if (typeof first !== 'function') throw new TypeError(`use() expects a middleware function or a Router, got ${first === null ? 'null' : typeof first}`);
     this.#middleware.push(first as AnyMiddleware);
-    this._touch();
+    this.#touch();
     return this;
   }
 
@@ -218,7 +224,7 @@ export class Router {
     }
     const { route, dynamic } = leaf.value;
     if (!dynamic) return { route, params: {} };
-    const params = matcher._params(leaf, decoded);
+    const params = matcher[PARAMS](leaf, decoded);
     if (escaped) decodeParams(params);
     return { route, params };
   }
@@ -229,34 +235,48 @@ export class Router {
   }
 
   /**
-   * @internal Matches a path whose unreserved escapes are already decoded (`ctx.path` is; `findRoute`
-   * decodes its argument), then percent-decodes the params. Throws a 400 HTTPError for bad
-   * percent-encoding in a param.
+   * @internal Matches a request's path, whose unreserved escapes are already decoded (`ctx.path`
+   * is; `findRoute` decodes its argument), then percent-decodes the params. Throws a 400 HTTPError
+   * when the path's percent-encoding is bad, whether or not a route matches.
    */
-  _match(method: string, path: string): MatchResult<CompiledRoute> | null {
+  [MATCH](method: string, path: string): MatchResult<CompiledRoute> | null {
+    // A param can only hold a percent-escape if the path has one: most requests skip both checks.
+    const escaped = path.indexOf('%') !== -1;
+    if (escaped) decodePathPart(path);
     const matcher = this.#compile().matcher;
-    const found = matcher.match(method, path) ?? (method === 'HEAD' ? matcher.match('GET', path) : null);
-    // A param can only hold a percent-escape if the path has one: most requests skip the loop.
-    if (found !== null && found.value.dynamic && path.indexOf('%') !== -1) decodeParams(found.params);
-    return found;
+    const leaf = lookup(matcher, method, path);
+    if (leaf === null) return null;
+    const value = leaf.value;
+    if (!value.dynamic) return { value, params: NO_PARAMS };
+    const params = matcher[PARAMS](leaf, path);
+    if (escaped) decodeParams(params);
+    return { value, params };
   }
 
   /**
-   * @internal The methods some route answers `path` (decoded as for `_match`) with, sorted (GET
-   * brings HEAD): the `Allow` list of a 405. One lookup per method, made only for requests no route matched.
+   * @internal The methods some route answers `path` (decoded as for `MATCH`) with, sorted: the
+   * `Allow` list of a 405. One lookup per method, made only for requests no route matched.
    */
-  _allowedMethods(path: string): string[] {
+  [ALLOWED_METHODS](path: string): string[] {
     const matcher = this.#compile().matcher;
     const allowed: string[] = [];
-    for (const method of HTTP_METHODS) if (matcher.match(method, path) !== null) allowed.push(method);
-    if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
+    for (const method of HTTP_METHODS) if (lookup(matcher, method, path) !== null) allowed.push(method);
     return allowed.sort();
   }
 
-  /** @internal Marks the compiled table stale, here and in every router this one is mounted in. */
-  _touch(): void {
+  /**
+   * @internal Sets the middleware that runs around this router's routes without being in their
+   * chain (the application's global middleware): the route records list the schema and meta it carries.
+   */
+  [AROUND](middleware: readonly AnyMiddleware[]): void {
+    this.#around = middleware;
+    this.#touch();
+  }
+
+  /** Marks the compiled table stale, here and in every router this one is mounted in. */
+  #touch(): void {
     this.#compiled = undefined;
-    for (const parent of this.#parents) parent._touch();
+    for (const parent of this.#parents) parent.#touch();
   }
 
   #mount(prefix: string, router: Router): this {
@@ -271,7 +291,7 @@ export class Router {
     router.#parents.add(this);
     // Mounted: its routes are checked in the registries of the routers above it from now on.
     router.#registry = undefined;
-    this._touch();
+    this.#touch();
     return this;
   }
 
@@ -279,7 +299,7 @@ export class Router {
    * @internal Throws as registering the route would, without registering it (an operation checks
    * its REST route before any plugin sees it).
    */
-  _assertFree(definition: RouteDefinition): void {
+  [ASSERT_FREE](definition: RouteDefinition): void {
     const { methods, path } = methodsOf(definition);
     const entry: RouteEntry = { kind: 'route', methods, path, handlers: [], schema: undefined, meta: definition.meta, site: captureSite() };
     Router.#claim(this.#registrationsOf(entry), entry.site, true);
@@ -362,7 +382,7 @@ export class Router {
     const entry: RouteEntry = { kind: 'route', methods, path, handlers, schema, meta, site: captureSite() };
     Router.#claim(this.#registrationsOf(entry), entry.site);
     this.#entries.push(entry);
-    this._touch();
+    this.#touch();
     return this;
   }
 
@@ -370,7 +390,7 @@ export class Router {
     if (this.#compiled !== undefined) return this.#compiled;
     const matcher = new TrieMatcher<CompiledRoute>();
     const routes: Route[] = [];
-    Router.#walk(this, '', [], this._around, (methods, route, chain) => {
+    Router.#walk(this, '', [], this.#around, (methods, route, chain) => {
       const dynamic = route.path.indexOf('/:') !== -1;
       for (const method of methods) {
         const record: Route = { ...route, method };
@@ -416,7 +436,7 @@ export class Router {
       if (meta !== undefined) route.meta = meta;
       // With middleware in front of it, the handler is followed by "nothing answered means 404",
       // so the route's own middleware reads the final status after `await next()` too.
-      if (chainList.length > 1) chainList[chainList.length - 1] = settling(handler);
+      if (chainList.length > 1) chainList[chainList.length - 1] = settling(handler as Middleware<Context>) as AnyMiddleware;
       emit(entry.methods, route, compose<Context>(chainList as Middleware<Context>[]));
     }
   }
@@ -492,32 +512,36 @@ function duplicateRoute(first: Registration, now: Registration, site: Error): Er
   );
 }
 
-/** The route's leaf for a method, a HEAD request falling back to the GET route. */
+/**
+ * The route's leaf for a method: the one place a HEAD request falls back to the GET route (so the
+ * `Allow` list of a path with a GET route names HEAD too).
+ */
 function lookup(matcher: TrieMatcher<CompiledRoute>, method: string, path: string): Leaf<CompiledRoute> | null {
-  return matcher._lookup(method, path) ?? (method === 'HEAD' ? matcher._lookup('GET', path) : null);
+  return matcher[LOOKUP](method, path) ?? (method === 'HEAD' ? matcher[LOOKUP]('GET', path) : null);
 }
 
 /** Percent-decodes params in place (every match makes a fresh params object). */
 function decodeParams(params: Record<string, string>): void {
-  for (const key in params) params[key] = decodeParam(params[key]!);
+  for (const key in params) params[key] = decodePathPart(params[key]!);
 }
 
-/** The handler, then the not-found answer when it answered nothing. */
-function settling(handler: AnyMiddleware): AnyMiddleware {
-  const run = handler as Middleware<Context>;
-  const settle = (ctx: Context): void => {
-    if (!ctx.responded) ctx._notFound();
-  };
-  return (ctx: Context, next) => {
+/**
+ * @internal `run`, then the "nothing answered" 404 (`ctx[SETTLE]`) once it has finished: the last
+ * step of a route's chain behind middleware and of the application's chain behind global
+ * middleware, so that the middleware reads the final status after `await next()`. What `run`
+ * returned goes on to that `await next()`, as compose passes it; a synchronous finish (or the
+ * shared resolved promise) settles at once, with no promise callback.
+ */
+export function settling(run: (ctx: Context, next: Next) => unknown): Middleware<Context> {
+  return (ctx, next) => {
     const result = run(ctx, next);
-    // The handler's value goes on to the middleware's `await next()`, as compose passes it.
-    if (result instanceof Promise) {
+    if (result instanceof Promise && result !== RESOLVED) {
       return result.then((value: unknown) => {
-        settle(ctx);
+        ctx[SETTLE]();
         return value;
       });
     }
-    settle(ctx);
+    ctx[SETTLE]();
     return result;
   };
 }

@@ -1,6 +1,6 @@
 // Type-level tests: `tsc -p tsconfig.json --noEmit` checks this file. Each `@ts-expect-error` line
 // fails the check when the line it marks compiles, so the types cannot silently get looser.
-import { Application, createContextKey, withMeta, type Context, type Middleware, type Next, type RequestContext, type RouteMeta } from '../src/index.js';
+import { Application, createContextKey, Router, withMeta, type Context, type Middleware, type Next, type RequestContext, type RouteMeta } from '../src/index.js';
 import type { PluginHost } from '../src/plugin.js';
 
 declare module '../src/index.js' {
@@ -67,6 +67,69 @@ const chained: Application = app.get('/users/:id', (ctx) => {
   void id;
 });
 void chained;
+
+// Every verb, on a router and on the application: params typed from the path (`satisfies string`
+// fails for a verb whose `id` is not typed from the path; a name not in the path may be missing, and
+// the `@ts-expect-error` lines fail for a verb whose params are untyped), the receiver returned for
+// chaining, handlers only functions.
+const router = new Router();
+const viaRouter: Router[] = [
+  router.get('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.post('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.put('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.patch('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.delete('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.options('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.head('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  router.all('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+];
+const viaApp: Application[] = [
+  app.get('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.post('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.put('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.patch('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.delete('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.options('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.head('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+  app.all('/v/:id', (ctx) => void (ctx.params.id satisfies string)),
+];
+void [viaRouter, viaApp];
+// @ts-expect-error `other` is not in the path
+router.get('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.post('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.put('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.patch('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.delete('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.options('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.head('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+router.all('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.get('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.post('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.put('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.patch('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.delete('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.options('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.head('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error `other` is not in the path
+app.all('/w/:id', (ctx) => void (ctx.params.other satisfies string));
+// @ts-expect-error handlers are functions
+router.put('/w', 42);
+// @ts-expect-error handlers are functions
+app.delete('/w', 'handler');
 
 // The plugin host: what plugins use, nothing of the user-facing app.
 app.register({

@@ -1,3 +1,5 @@
+import { LOOKUP, PARAMS } from './symbols.js';
+
 /**
  * Route matching behind a two-method interface (`add`, `match`), so the implementation can be
  * swapped and one behaviour suite tests every rule.
@@ -163,16 +165,16 @@ export class TrieMatcher<T> implements Matcher<T> {
   }
 
   match(method: string, path: string): MatchResult<T> | null {
-    const leaf = this._lookup(method, path);
+    const leaf = this[LOOKUP](method, path);
     if (leaf === null) return null;
-    return { value: leaf.value, params: leaf.names.length === 0 ? EMPTY_PARAMS : this._params(leaf, path) };
+    return { value: leaf.value, params: leaf.names.length === 0 ? EMPTY_PARAMS : this[PARAMS](leaf, path) };
   }
 
   /**
    * @internal The winning route's leaf, or null; its param bounds stay in scratch space until the
-   * next lookup, for `_params`. Lets the router build its own result without a `MatchResult` between.
+   * next lookup, for `PARAMS`. Lets the router build its own result without a `MatchResult` between.
    */
-  _lookup(method: string, rawPath: string): Leaf<T> | null {
+  [LOOKUP](method: string, rawPath: string): Leaf<T> | null {
     const table = this.tables.get(method);
     if (table === undefined) return null;
     if (!this.sealed) this.seal();
@@ -185,10 +187,10 @@ export class TrieMatcher<T> implements Matcher<T> {
   }
 
   /**
-   * @internal A fresh params object for the leaf the last `_lookup` returned, for the same path
+   * @internal A fresh params object for the leaf the last `LOOKUP` returned, for the same path
    * (the bounds were found on it without its trailing slash, so they hold for it as given).
    */
-  _params(leaf: Leaf<T>, path: string): Record<string, string> {
+  [PARAMS](leaf: Leaf<T>, path: string): Record<string, string> {
     const params: Record<string, string> = {};
     const names = leaf.names;
     const found = this.found;

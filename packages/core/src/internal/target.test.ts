@@ -1,4 +1,5 @@
-import { decodeUnreserved, originForm } from './target.js';
+import { isHTTPError } from '../http-error.js';
+import { decodePathPart, decodeUnreserved, originForm } from './target.js';
 
 describe('originForm', () => {
   it('keeps origin-form targets and strips scheme and authority from absolute-form ones', () => {
@@ -24,5 +25,24 @@ describe('decodeUnreserved', () => {
     expect(decodeUnreserved('/%%36%31')).toBe('/%%36%31');
     expect(decodeUnreserved('/%61%6')).toBe('/%61%6');
     expect(decodeUnreserved('/%61%')).toBe('/%61%');
+  });
+});
+
+describe('decodePathPart', () => {
+  it('decodes every escape, reserved characters included', () => {
+    expect(decodePathPart('a%2Fb%20c%25d%C3%A9')).toBe('a/b c%dé');
+    expect(decodePathPart('plain')).toBe('plain');
+  });
+
+  it('refuses invalid percent-encoding with one 400, whether the part is a param or the whole path', () => {
+    for (const bad of ['%', '%zz', '%E0%A4%A', '/files/%C3', '/a/%ED%A0%80']) {
+      let thrown: unknown;
+      try {
+        decodePathPart(bad);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(isHTTPError(thrown) && [thrown.statusCode, thrown.message]).toEqual([400, 'Invalid percent-encoding in path']);
+    }
   });
 });
