@@ -1,8 +1,8 @@
 import type { Operation } from '@fw/core';
-import type { PluginHost } from '@fw/core/plugin';
+import { createLogger, type LogFunction, type PluginHost } from '@fw/core/plugin';
 import { printSchema } from 'graphql';
 import { resolveGraphQLConfig } from './config.js';
-import { createEndpoint } from './handler.js';
+import { createEndpoint } from './endpoint/endpoint.js';
 import { OperationSchemas } from './operations/source.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 
@@ -36,7 +36,12 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
   const resolved = resolveGraphQLConfig(config);
   let host: PluginHost | undefined;
   const schemas = new OperationSchemas(resolved.schema, () => host?.operations() ?? NO_OPERATIONS);
-  const endpoint = createEndpoint(resolved, schemas);
+  // Without an onLog of its own, the app's logger once registered (stderr until then); escaped, and
+  // a throwing logger never fails a request.
+  const standalone = createLogger(resolved.onLog);
+  const log: LogFunction = resolved.onLog !== undefined ? standalone : (message, error) => (host === undefined ? standalone(message, error) : host.log(message, error));
+  // The app's JSON depth limit for GET's `variables` and `extensions` (core's default until registered).
+  const endpoint = createEndpoint(resolved, schemas, { log, maxJsonDepth: () => host?.contextSettings.maxJsonDepth });
   const { path } = endpoint.config;
   return {
     name: 'graphql',
@@ -47,7 +52,6 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
     setup(pluginHost: PluginHost): void {
       if (host !== undefined) throw new Error('This GraphQL plugin is already registered on an application; make one plugin per application.');
       host = pluginHost;
-      endpoint.attach(host);
       // Before each operation is registered (and now, for those registered already): one GraphQL
       // cannot serve makes app.operation() throw.
       host.onOperation((op) => schemas.check(op));

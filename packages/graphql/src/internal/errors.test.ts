@@ -1,6 +1,6 @@
 import { HTTPError } from '@fw/core';
 import { GraphQLError } from 'graphql';
-import { acceptedMediaType, createErrorFormatter, withoutSuggestion } from './errors.js';
+import { createErrorFormatter, withoutSuggestion } from './errors.js';
 
 describe('withoutSuggestion', () => {
   it.each([
@@ -18,19 +18,6 @@ describe('withoutSuggestion', () => {
     const quoted = 'Variable "$q" got invalid value " Did you mean \\"x\\"?"; Expected type "Int".';
     expect(withoutSuggestion(quoted)).toBe(quoted);
     expect(withoutSuggestion('Did you mean "x"? is what the user typed?')).toBe('Did you mean "x"? is what the user typed?');
-  });
-});
-
-describe('acceptedMediaType', () => {
-  it('answers each Accept header on its own when headers alternate', () => {
-    expect(acceptedMediaType('application/json')).toBe('application/json');
-    expect(acceptedMediaType('application/json')).toBe('application/json');
-    expect(acceptedMediaType('text/html')).toBeUndefined();
-    expect(acceptedMediaType('text/html')).toBeUndefined();
-    expect(acceptedMediaType('application/graphql-response+json, application/json')).toBe('application/graphql-response+json');
-    expect(acceptedMediaType('application/json; charset=latin1')).toBeUndefined();
-    expect(acceptedMediaType('application/json')).toBe('application/json');
-    expect(acceptedMediaType(undefined)).toBe('application/json');
   });
 });
 

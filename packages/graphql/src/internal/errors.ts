@@ -1,6 +1,6 @@
-import { errorCodeOf, statusText, toHTTPError, type ErrorCode } from '@fw/core';
+import { HTTPError, errorCodeOf, toHTTPError, type ErrorCode } from '@fw/core';
+import { extensionsOf } from '@fw/core/plugin';
 import { GraphQLError } from 'graphql';
-import type { Response } from 'graphql-http';
 import type { GraphQLLogger } from '../types.js';
 
 /** GraphQL's column of the status table: the `extensions.code` each of core's error codes becomes. */
@@ -32,15 +32,23 @@ export const MASKED_MESSAGE = 'Internal server error';
 
 const NON_NULL = 'Cannot return null for non-nullable field ';
 
-/** Formats one error of a response; graphql-http calls it for every error it sends. */
+/** Formats one error of a response; the endpoint calls it for every error it sends. */
 export type ErrorFormatter = (error: Readonly<GraphQLError | Error>) => GraphQLError | Error;
 
-/** Errors an operation field refused its arguments with (its input validation): `BAD_USER_INPUT`. */
-const userInputErrors = new WeakSet<object>();
-
-/** Marks `error` as a refusal of the field's arguments: it is formatted with `code: BAD_USER_INPUT`. */
-export function markUserInputError(error: object): void {
-  userInputErrors.add(error);
+/**
+ * An operation field's refusal of its arguments (the operation's input validation), thrown in
+ * place of `refusal` (its cause): formatted with `code: BAD_USER_INPUT`, as graphql names argument
+ * values it refuses; otherwise the same error (status, message, details, headers, extension options).
+ */
+export class UserInputError extends HTTPError {
+  constructor(refusal: HTTPError) {
+    super(refusal.statusCode, refusal.message, refusal.details, {
+      ...extensionsOf(refusal),
+      cause: refusal,
+      expose: refusal.expose,
+      ...(refusal.headers === undefined ? {} : { headers: { ...refusal.headers } }),
+    });
+  }
 }
 
 /**
@@ -60,7 +68,7 @@ export function withoutSuggestion(message: string): string {
 /**
  * Maps errors for the response. Resolver errors (with a `path`): an HTTPError (or an error carrying
  * a 4xx `statusCode`) keeps its message and gets `extensions: { code, status }` from core's
- * protocol table (`BAD_USER_INPUT` for an operation's refused input, see `markUserInputError`);
+ * protocol table (`BAD_USER_INPUT` for an operation's refused input, a `UserInputError`);
  * any other thrown error is logged with its stack and, unless `maskErrors` is false, shown as
  * "Internal server error". Request, syntax, validation and variable errors (no
  * `path`) keep graphql's message, but the message of an unexpected error inside them (a custom
@@ -106,7 +114,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
-    extensions.code = userInputErrors.has(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
+    extensions.code = original instanceof UserInputError ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
     const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : messageOf(original);
@@ -132,96 +140,4 @@ function messageOf(error: unknown): string {
   } catch {
     return 'an error whose message cannot be read';
   }
-}
-
-/** The content type graphql-http picked for the response, computed the same way from `Accept`. */
-export type AcceptedMediaType = 'application/graphql-response+json' | 'application/json';
-
-/**
- * The media type a GraphQL response is sent as: the first acceptable entry of `Accept`, the
- * same rule graphql-http applies; undefined when nothing is acceptable (graphql-http answers 406).
- */
-export function acceptedMediaType(accept: string | undefined): AcceptedMediaType | undefined {
-  if (accept === undefined || accept === '') return 'application/json';
-  // Clients send the same Accept header on every request: the last answer is kept.
-  if (accept === lastAccept) return lastMediaType;
-  const mediaType = parseAccept(accept);
-  lastAccept = accept;
-  lastMediaType = mediaType;
-  return mediaType;
-}
-
-let lastAccept: string | undefined;
-let lastMediaType: AcceptedMediaType | undefined;
-
-function parseAccept(accept: string): AcceptedMediaType | undefined {
-  for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
-    const [type, ...params] = entry.split(';');
-    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
-    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return 'application/graphql-response+json';
-    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) {
-      return 'application/json';
-    }
-  }
-  return undefined;
-}
-
-/** A graphql-http response tuple: body and init. */
-export type HandlerResponse = Response;
-
-/** A response carrying GraphQL errors, with an explicit status. */
-export function errorResponse(
-  status: number,
-  errors: ReadonlyArray<GraphQLError | { message: string; extensions?: Record<string, unknown> }>,
-  mediaType: AcceptedMediaType | undefined,
-  headers?: Readonly<Record<string, string>>,
-): HandlerResponse {
-  return [
-    JSON.stringify({ errors }),
-    {
-      status,
-      statusText: statusText(status),
-      headers: { ...headers, 'content-type': `${mediaType ?? 'application/json'}; charset=utf-8` },
-    },
-  ];
-}
-
-/** A GraphQL error for a request refused before execution, with `extensions: { code, status }`. */
-export function requestError(status: number, message: string, extra?: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: graphqlErrorCode(status), status, ...extra } });
-}
-
-/**
- * graphql-http's answer for what a step produced: a thrown non-GraphQL error (400, JSON), GraphQL
- * errors (200 under application/json, 400 under application/graphql-response+json) or an execution
- * result (200), each error through `formatError`; serialised as graphql-http does (an `Error`
- * inside shown by its message alone).
- */
-export function resultResponse(
-  value: unknown,
-  mediaType: AcceptedMediaType,
-  formatError: ErrorFormatter,
-): HandlerResponse {
-  const contentType = `${mediaType}; charset=utf-8`;
-  if (value instanceof Error && !(value instanceof GraphQLError)) {
-    return [JSON.stringify({ errors: [formatError(value)] }, errorReplacer), { status: 400, statusText: 'Bad Request', headers: { 'content-type': 'application/json; charset=utf-8' } }];
-  }
-  const errors = value instanceof GraphQLError ? [value] : isGraphQLErrors(value) ? value : undefined;
-  if (errors !== undefined) {
-    const init = mediaType === 'application/json' ? { status: 200, statusText: 'OK' } : { status: 400, statusText: 'Bad Request' };
-    return [JSON.stringify({ errors: errors.map((error) => formatError(error)) }, errorReplacer), { ...init, headers: { 'content-type': contentType } }];
-  }
-  const { errors: resultErrors, ...rest } = value as { errors?: readonly GraphQLError[] };
-  // `errors` first, as graphql-js builds a result (graphql-jit puts `data` first).
-  const body = resultErrors ? { errors: resultErrors.map((error) => formatError(error)), ...rest } : value;
-  return [JSON.stringify(body, errorReplacer), { status: 200, statusText: 'OK', headers: { 'content-type': contentType } }];
-}
-
-function isGraphQLErrors(value: unknown): value is readonly GraphQLError[] {
-  return Array.isArray(value) && value.length > 0 && value.some((item) => item instanceof GraphQLError);
-}
-
-/** An `Error` that is not a GraphQLError (which has its own `toJSON`) is written as its message. */
-function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error && !(value instanceof GraphQLError) ? { message: value.message } : value;
 }

@@ -1,7 +1,7 @@
 import { isHTTPError, type InputOrigin, type Operation, type RequestContext, type TypeShape } from '@fw/core';
 import { runOperation } from '@fw/core/plugin';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import { markUserInputError } from '../internal/errors.js';
+import { UserInputError } from '../internal/errors.js';
 import { buildOperationSchema, type OperationSchema } from './schema.js';
 
 /** A graphql-js field resolver with no particular source, context or arguments. */
@@ -164,7 +164,7 @@ function resolveOperation(op: Operation, ctx: RequestContext, raw: unknown): Pro
   return runOperation(op, ctx, raw, ARGUMENT_ORIGIN).catch((err: unknown) => {
     // The operation's input validation (or a handler's field errors): BAD_USER_INPUT, as graphql
     // names argument values it refuses.
-    if (isHTTPError(err) && err.statusCode === 400 && Array.isArray((err.details as { errors?: unknown } | undefined)?.errors)) markUserInputError(err);
+    if (isHTTPError(err) && err.statusCode === 400 && Array.isArray((err.details as { errors?: unknown } | undefined)?.errors)) throw new UserInputError(err);
     throw err;
   });
 }

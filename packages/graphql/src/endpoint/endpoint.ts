@@ -1,0 +1,125 @@
+import { OPERATION_NAME, OPERATION_TYPE, type Context, type Middleware, type RequestContext } from '@fw/core';
+import type { LogFunction } from '@fw/core/plugin';
+import { GraphQLError, OperationTypeNode, type ExecutionArgs } from 'graphql';
+import type { ResolvedGraphQLConfig } from '../config.js';
+import { createErrorFormatter } from '../internal/errors.js';
+import { createExecutor, type JitModule } from '../internal/executor.js';
+import { createPlayground, type Playground } from '../internal/playground.js';
+import type { SchemaSource } from '../operations/source.js';
+import type { GraphQLHandler } from '../types.js';
+import { errorResponse, isResponse, requestError, requestFailure, resultResponse, send, sendData } from './answer.js';
+import { createContextStep } from './context.js';
+import { Documents, isPrepared, operationOf } from './documents.js';
+import { createErrorGuard } from './guard.js';
+import { NOT_ACCEPTABLE, acceptsHtml, mediaTypeOf } from './negotiation.js';
+import { readParams } from './params.js';
+import { PersistedQueries } from './persisted.js';
+
+/** What an endpoint takes from the application it serves, or a standalone handler's defaults. */
+export interface EndpointHost {
+  /** Where unexpected errors go (escaped; a throwing logger never fails a request). */
+  readonly log: LogFunction;
+  /** The deepest a GET's `variables` and `extensions` may nest: the app's `maxJsonDepth`; undefined for core's default. */
+  readonly maxJsonDepth: () => number | undefined;
+}
+
+/** The pieces the plugin mounts (internal). */
+export interface Endpoint {
+  readonly config: ResolvedGraphQLConfig;
+  readonly handler: GraphQLHandler;
+  /**
+   * Middleware to run around the app's middleware on the endpoint path: answers errors thrown there
+   * (by middleware too) as GraphQL responses; other requests pass it untouched.
+   */
+  readonly guard: Middleware<RequestContext>;
+  readonly playground: Playground | undefined;
+}
+
+/**
+ * The endpoint of a resolved configuration: the handler, its error guard and the playground.
+ * `source` gives the schema for each request; `host` what the endpoint takes from the app.
+ *
+ * A request takes these steps, each answering in graphql-http's words when it refuses:
+ * negotiation (`Accept`, 406), parameters (method 405, body 415/413/400, GET's JSON, persisted
+ * queries), the document (cache, limits, validation), the operation (by name; mutations over GET
+ * 405; subscriptions refused), the context, execution, the answer.
+ */
+export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSource, host: EndpointHost): Endpoint {
+  const { rootValue, maskErrors } = config;
+  const { log, maxJsonDepth } = host;
+  const executor = createExecutor();
+  // graphql-jit is optional: until it has loaded, or without it, graphql-js executes everything.
+  import('graphql-jit').then(
+    (module: JitModule) => executor.setJit(module),
+    () => undefined,
+  );
+  const documents = new Documents(config, executor);
+  const persisted = new PersistedQueries(config.persistedQueries);
+  const contextOf = createContextStep(config, log);
+  const formatError = createErrorFormatter({ maskErrors, onLog: log, suggestions: config.introspection });
+  const playground = config.playground ? createPlayground(config.path, log) : undefined;
+
+  const answer = async (ctx: Context, method: string): Promise<void> => {
+    const mediaType = mediaTypeOf(ctx);
+    if (mediaType === undefined) return send(ctx, NOT_ACCEPTABLE);
+    let params: Awaited<ReturnType<typeof readParams>>;
+    try {
+      params = await readParams(ctx, method, mediaType, maxJsonDepth, persisted);
+    } catch (err) {
+      return send(ctx, resultResponse(err, mediaType, formatError));
+    }
+    if (isResponse(params)) return send(ctx, params);
+    const query = params.query;
+    const { schema, rootFor } = source.current();
+    const prepared = documents.get(query, schema, mediaType);
+    if (!isPrepared(prepared)) return send(ctx, isResponse(prepared) ? prepared : resultResponse(prepared, mediaType, formatError));
+    if (params.persistAs !== undefined) persisted.remember(params.persistAs, query);
+    const operationPlan = operationOf(prepared, params.operationName ?? undefined);
+    // No operation by that name: answered as graphql-http answers it.
+    if (operationPlan === undefined) return send(ctx, resultResponse(new GraphQLError('Unable to detect operation AST'), mediaType, formatError));
+    const operation = operationPlan.operation;
+    // For tracing and request logs, read after `await next()`.
+    ctx.set(OPERATION_TYPE, operation.operation);
+    if (operation.name !== undefined) ctx.set(OPERATION_NAME, operation.name.value);
+    // HEAD is answered as GET.
+    if (method === 'GET' && operation.operation === OperationTypeNode.MUTATION) {
+      return send(ctx, errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaType, { allow: 'POST' }));
+    }
+    if (operation.operation === OperationTypeNode.SUBSCRIPTION) return send(ctx, resultResponse(new GraphQLError('Subscriptions are not supported'), mediaType, formatError));
+    // Built after refusing mutations over GET, so the factory never runs for a request refused anyway.
+    const pending = contextOf(ctx, mediaType);
+    const contextValue = isPromise(pending) ? await pending : pending;
+    if (isResponse(contextValue)) return send(ctx, contextValue);
+    const args: ExecutionArgs = {
+      schema,
+      document: prepared.document,
+      rootValue: rootFor === undefined ? rootValue : rootFor(ctx, rootValue),
+      contextValue,
+      variableValues: params.variables,
+      operationName: params.operationName,
+    };
+    let result = executor.run(operationPlan, args);
+    if (isPromise(result)) result = await result;
+    const failure = requestFailure(result, mediaType, formatError);
+    if (failure !== undefined) return send(ctx, failure);
+    if (result.errors === undefined) return sendData(ctx, executor.serialize(operationPlan, args, result), mediaType);
+    send(ctx, resultResponse(result, mediaType, formatError));
+  };
+
+  const handler: GraphQLHandler = (ctx: Context): Promise<void> => {
+    // HEAD is answered as GET; core leaves the body out and keeps its Content-Length.
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    if (playground !== undefined && method === 'GET' && acceptsHtml(ctx)) {
+      playground.page(ctx);
+      return Promise.resolve();
+    }
+    return answer(ctx, method);
+  };
+
+  return { config, handler, guard: createErrorGuard(config.path, maskErrors, log), playground };
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
