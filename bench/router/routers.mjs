@@ -10,16 +10,19 @@
 // hono's RegExpRouter is not here: it rejects this table (UnsupportedPathError on `/gists/:id`,
 // next to `/gists/starred` etc.), so hono's default SmartRouter falls back to its TrieRouter.
 import { Router } from '@fw/core';
-import { TrieMatcher } from '@fw/core/plugin';
 import FindMyWay from 'find-my-way';
 import { TrieRouter } from 'hono/router/trie-router';
+
+// The matcher is not part of @fw/core's API: its build puts a copy beside its entries, for this
+// benchmark only (`dist/internal/matcher.js`, named by no export).
+const { TrieMatcher } = await import(new URL('./internal/matcher.js', import.meta.resolve('@fw/core')).href);
 
 /**
  * fw's two entries, built on the given `Router` and `TrieMatcher`: the workspace build here, or a
  * copy of another build's `dist` loaded with `--add` (a before/after in one run), e.g.
  *   import { fwRouters } from '/work/main/bench/router/routers.mjs';
  *   import { Router } from '/tmp/old/dist/index.js';
- *   import { TrieMatcher } from '/tmp/old/dist/plugin.js';
+ *   import { TrieMatcher } from '/tmp/old/dist/internal/matcher.js'; // dist/plugin.js in builds before it moved
  *   export const routers = fwRouters({ Router, TrieMatcher }, 'old');
  */
 export function fwRouters({ Router, TrieMatcher }, tag = '') {

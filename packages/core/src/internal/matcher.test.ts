@@ -1,5 +1,5 @@
 import { TrieMatcher } from './matcher.js';
-import { runMatcherSuite } from './matcher.case.js';
+import { runMatcherSuite } from '../../test/matcher.case.js';
 
 runMatcherSuite('TrieMatcher', () => new TrieMatcher<string>());
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Application, HTTPError, type QueryRecord } from '../../src/index.js';
-import { parseQuery } from '../../src/plugin.js';
+import { parseQuery } from '../../src/internal/query.js';
 import { prototypePolluted } from './support.js';
 
 // Property-based tests of the query and body parsers: they never throw anything but a 400

@@ -1,4 +1,4 @@
-import type { Matcher } from './matcher.js';
+import type { Matcher } from '../src/internal/matcher.js';
 
 /**
  * The behaviour every Matcher implementation must have (interface spec, "Route matching rules").
