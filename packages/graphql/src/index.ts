@@ -1,5 +1,5 @@
 /**
- * @fw/graphql — a GraphQL-over-HTTP endpoint for fw applications, built on graphql-http, with a
+ * @fw/graphql — a GraphQL-over-HTTP endpoint for fw applications, answering as graphql-http does, with a
  * parsed-document cache, query limits, error mapping through GraphQL's column of the status table and an offline
  * GraphiQL playground.
  */
