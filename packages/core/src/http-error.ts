@@ -82,10 +82,18 @@ export interface HTTPErrorOptions extends HTTPErrorExtensions {
   headers?: Record<string, string>;
 }
 
+/** Brands `ValidationError` (named so, not `HTTPError`), so that an error from another copy of this package is recognised. */
+export const VALIDATION_ERROR: unique symbol = Symbol.for('fw.validation-error');
+
 /** Whether a value is an HTTPError (also across copies of this package). Never throws. */
 export function isHTTPError(value: unknown): value is HTTPError {
   try {
-    return value instanceof HTTPError || (value instanceof Error && value.name === 'HTTPError' && typeof (value as HTTPError).statusCode === 'number');
+    return (
+      value instanceof HTTPError ||
+      (value instanceof Error &&
+        (value.name === 'HTTPError' || (value as unknown as Record<symbol, unknown>)[VALIDATION_ERROR] === true) &&
+        typeof (value as HTTPError).statusCode === 'number')
+    );
   } catch {
     // A Proxy whose traps throw, or a getter that throws: not one of ours.
     return false;

@@ -27,6 +27,8 @@ export type {
 } from './request-context.js';
 export { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
 export type { ErrorBody, HTTPErrorExtensions, HTTPErrorOptions } from './http-error.js';
+export { ValidationError, isValidationError } from './validation-error.js';
+export type { ValidationErrorOptions, ValidationIssue } from './validation-error.js';
 export { ERROR_CODE_STATUS, errorCodeOf } from './error-code.js';
 export type { ErrorCode } from './error-code.js';
 export { isOperation } from './operation.js';

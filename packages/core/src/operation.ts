@@ -95,8 +95,8 @@ export interface Operation<TInput = unknown, TOutput = unknown> {
   /** The schemas the operation was defined with (for documents such as OpenAPI). */
   readonly schemas: { readonly input: unknown; readonly output: unknown };
   /**
-   * Validates `raw` against the input (an `HTTPError` 400 with `details.errors` naming each field,
-   * prefixed by `origin` when given), runs the handler, and returns its result shaped by the
+   * Validates `raw` against the input (a `ValidationError` naming each field, prefixed by
+   * `origin` when given), runs the handler, and returns its result shaped by the
    * output (unknown keys dropped, dates as ISO strings). A result that does not match the output is
    * an internal error, thrown as a plain `Error`. Does not run the middleware: `runOperation` does.
    */

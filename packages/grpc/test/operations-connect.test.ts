@@ -5,7 +5,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import { fromJSON } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import { HTTPError } from '@fw/core';
+import { HTTPError, ValidationError } from '@fw/core';
 import type { GeneratedProto, GrpcUnaryHandler } from '../src/index.js';
 import { fixFileDescriptors } from '../src/internal/descriptors.js';
 import { PROTO, client as echoClient, failure, unary } from './helpers.js';
@@ -39,10 +39,13 @@ const createTask = operation<{ title: string; priority: string; estimate?: numbe
   },
 });
 
-// A hand-written method throwing validation details, as `validate()` or an app's own code would.
+// A hand-written method throwing validation details: as a ValidationError (what `validate()` throws,
+// and what an app's own code throws for field errors) with a 400 or 422, else as a plain HTTPError.
 const Fail: GrpcUnaryHandler<{ status: number; mode: string; message: string }, object> = (call) => {
   const { status, message } = call.request;
-  throw new HTTPError(status, message, { errors: [{ field: 'body.title', message: 'Too short', code: 'too_small' }] });
+  const errors = [{ field: 'body.title', message: 'Too short', code: 'too_small' }];
+  if (call.request.mode !== 'plain' && (status === 400 || status === 422)) throw new ValidationError(errors, message, { status });
+  throw new HTTPError(status, message, { errors });
 };
 
 describe('rich errors and operations for a Connect (@connectrpc/connect-node) client', () => {
@@ -107,7 +110,7 @@ describe('rich errors from hand-written services (grpc-js client)', () => {
     await server.app.close();
   });
 
-  it('sends a google.rpc.BadRequest for a 400 or 422 HTTPError carrying validation errors', async () => {
+  it('sends a google.rpc.BadRequest for a ValidationError, 400 or 422', async () => {
     for (const status of [400, 422]) {
       const err = await failure(unary(echo, 'Fail', { status, message: 'Validation failed' }));
       expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -119,6 +122,12 @@ describe('rich errors from hand-written services (grpc-js client)', () => {
   it('sends none for other statuses, whatever their details', async () => {
     const err = await failure(unary(echo, 'Fail', { status: 409, message: 'Conflict' }));
     expect(err.code).toBe(grpc.status.ALREADY_EXISTS);
+    expect(err.metadata.get('grpc-status-details-bin')).toEqual([]);
+  });
+
+  it('sends none for an HTTPError that is not a ValidationError, whatever its details', async () => {
+    const err = await failure(unary(echo, 'Fail', { status: 400, mode: 'plain', message: 'Validation failed' }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(err.metadata.get('grpc-status-details-bin')).toEqual([]);
   });
 });

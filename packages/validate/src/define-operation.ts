@@ -1,4 +1,4 @@
-import { HTTPError, type InputOrigin, type RequestContext } from '@fw/core';
+import { ValidationError, type InputOrigin, type RequestContext } from '@fw/core';
 import { OPERATION_BRAND } from '@fw/core/plugin';
 import { hasDatetime, readDates, writeDates } from './internal/dates.js';
 import { checkDefinition, errorPrefix } from './internal/definition.js';
@@ -11,7 +11,6 @@ import type {
   OperationGrpcDefinition,
   OperationRestDefinition,
   Schema,
-  ValidationErrorDetails,
   Zod4ObjectSchema,
   Zod4Output,
   Zod4Schema,
@@ -73,10 +72,7 @@ export function defineOperation<
     return checkedOutput instanceof Promise ? checkedOutput.then(shaped) : shaped(checkedOutput);
   };
   const run = (parsed: PartResult, ctx: RequestContext): Zod4Output<O> | Promise<Zod4Output<O>> => {
-    if (!parsed.ok) {
-      const details: ValidationErrorDetails = { errors: parsed.errors };
-      throw new HTTPError(400, 'Validation failed', details);
-    }
+    if (!parsed.ok) throw new ValidationError(parsed.errors);
     const result: unknown = handler(parsed.value, ctx);
     return isThenable(result) ? Promise.resolve(result).then(finish) : finish(result);
   };

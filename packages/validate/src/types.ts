@@ -144,7 +144,7 @@ export interface ValidationErrorEntry {
   code: string;
 }
 
-/** The `details` of the 400 HTTPError `validate()` throws. */
+/** The `details` of the `ValidationError` (a 400 HTTPError) that `validate()` and an operation's input validation throw. */
 export interface ValidationErrorDetails {
   /** Every issue of every part, body first, then query, then params. */
   errors: ValidationErrorEntry[];

@@ -1,4 +1,4 @@
-import { HTTPError, ROUTE_SCHEMA, type Context } from '@fw/core';
+import { HTTPError, ROUTE_SCHEMA, ValidationError, type Context } from '@fw/core';
 import { z } from 'zod';
 import { failure, send, serve, type Served } from '../test/helpers.js';
 import { validate } from './validate.js';
@@ -237,6 +237,15 @@ describe('validate() with zod 4 over HTTP', () => {
     const res = await send(server.url, '/conflict', { json: { email: 'a@b.co' } });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: true, message: 'Email already registered', code: 409 });
+  });
+});
+
+describe('validate() refusing input', () => {
+  it('throws a ValidationError, which every protocol recognises by its class', async () => {
+    const check = validate({ query: z.object({ page: z.coerce.number() }) });
+    const thrown = await check({ query: { page: 'x' } } as unknown as Context, () => Promise.resolve()).catch((err: unknown) => err);
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect(thrown).toMatchObject({ statusCode: 400, message: 'Validation failed', details: { errors: [{ field: 'query.page', code: 'invalid_type' }] } });
   });
 });
 

@@ -1,6 +1,6 @@
-import { HTTPError, isHTTPError, ROUTE_SCHEMA, type Context, type Next } from '@fw/core';
+import { HTTPError, isHTTPError, ROUTE_SCHEMA, ValidationError, type Context, type Next } from '@fw/core';
 import { isSchema, schemaRunner, type PartResult, type SchemaRunner } from './internal/schema-runner.js';
-import type { ValidationErrorDetails, ValidationErrorEntry, ValidationMiddleware, ValidationPart, ValidationSchema } from './types.js';
+import type { ValidationErrorEntry, ValidationMiddleware, ValidationPart, ValidationSchema } from './types.js';
 
 const PARTS: readonly ValidationPart[] = ['body', 'query', 'params'];
 
@@ -17,9 +17,9 @@ interface CompiledPart {
 /**
  * Middleware that validates the request parts given (body, query, route params) and replaces
  * `ctx.body` / `ctx.query` / `ctx.params` with the validated output (coercions, defaults and
- * transforms applied). Every part is checked; all issues go into one 400 HTTPError
- * `Validation failed` with `details.errors: [{ field, message, code }]`. Input nested deeper than
- * a recursive schema can follow (the stack overflows) is invalid input too: one entry
+ * transforms applied). Every part is checked; all issues go into one `ValidationError` (a 400
+ * HTTPError) `Validation failed` with `details.errors: [{ field, message, code }]`. Input nested
+ * deeper than a recursive schema can follow (the stack overflows) is invalid input too: one entry
  * `{ field: '<part>', code: 'too_deep' }`. Any other throw from a schema is a 500 (an HTTPError
  * it throws keeps its own status).
  * @example
@@ -64,10 +64,7 @@ export function validate<S extends ValidationSchema>(schema: S): ValidationMiddl
       else if (errors === undefined) errors = result.errors;
       else errors.push(...result.errors);
     }
-    if (errors !== undefined) {
-      const details: ValidationErrorDetails = { errors };
-      throw new HTTPError(400, 'Validation failed', details);
-    }
+    if (errors !== undefined) throw new ValidationError(errors);
     // Replace only once every part passed, so a failed request leaves the context as it came.
     for (let i = 0; i < count; i++) ctx[parts[i]!.part] = values[i];
     await next();

@@ -1,4 +1,4 @@
-import { HTTPError, isHTTPError, type RequestContext } from '@fw/core';
+import { HTTPError, isHTTPError, isValidationError, ValidationError, type RequestContext } from '@fw/core';
 import { ContextVariables, runOperation } from '@fw/core/plugin';
 import { z } from 'zod';
 import * as zm from 'zod/mini';
@@ -62,6 +62,12 @@ describe('execute() input validation', () => {
         ],
       },
     });
+  });
+
+  it('rejects with a ValidationError, which every protocol recognises by its class', async () => {
+    const thrown = await op.execute({ title: '' }, context()).catch((err: unknown) => err);
+    expect(thrown).toBeInstanceOf(ValidationError);
+    expect(isValidationError(thrown)).toBe(true);
   });
 
   it('prefixes each field with where its top-level key came from when an origin is given', async () => {

@@ -1,4 +1,4 @@
-import { HTTPError } from '@fw/core';
+import { HTTPError, ValidationError } from '@fw/core';
 import { GraphQLError } from 'graphql';
 import { createErrorFormatter, withoutSuggestion } from './errors.js';
 
@@ -34,6 +34,13 @@ describe('createErrorFormatter', () => {
 
   it('keeps the message of an HTTPError that may be shown', () => {
     expect(format(new HTTPError(404, 'gone')).message).toBe('gone');
+  });
+
+  it('names a ValidationError BAD_USER_INPUT by its class, and another 400 with the same details BAD_REQUEST', () => {
+    const errors = [{ field: 'input.title', message: 'Too short' }];
+    const at = (original: Error): unknown => json(new GraphQLError(original.message, { path: ['addBook'], originalError: original }));
+    expect(at(new ValidationError(errors))).toEqual({ message: 'Validation failed', path: ['addBook'], extensions: { code: 'BAD_USER_INPUT', status: 400, details: { errors } } });
+    expect(at(new HTTPError(400, 'Validation failed', { errors }))).toEqual({ message: 'Validation failed', path: ['addBook'], extensions: { code: 'BAD_REQUEST', status: 400, details: { errors } } });
   });
 
   it('masks a resolver error whose statusCode getter throws', () => {

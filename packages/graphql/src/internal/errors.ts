@@ -1,5 +1,4 @@
-import { HTTPError, errorCodeOf, toHTTPError, type ErrorCode } from '@fw/core';
-import { extensionsOf } from '@fw/core/plugin';
+import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode } from '@fw/core';
 import { GraphQLError } from 'graphql';
 import type { GraphQLLogger } from '../types.js';
 
@@ -36,22 +35,6 @@ const NON_NULL = 'Cannot return null for non-nullable field ';
 export type ErrorFormatter = (error: Readonly<GraphQLError | Error>) => GraphQLError | Error;
 
 /**
- * An operation field's refusal of its arguments (the operation's input validation), thrown in
- * place of `refusal` (its cause): formatted with `code: BAD_USER_INPUT`, as graphql names argument
- * values it refuses; otherwise the same error (status, message, details, headers, extension options).
- */
-export class UserInputError extends HTTPError {
-  constructor(refusal: HTTPError) {
-    super(refusal.statusCode, refusal.message, refusal.details, {
-      ...extensionsOf(refusal),
-      cause: refusal,
-      expose: refusal.expose,
-      ...(refusal.headers === undefined ? {} : { headers: { ...refusal.headers } }),
-    });
-  }
-}
-
-/**
  * Graphql's " Did you mean …?" ending, as `didYouMean()` writes it: up to five quoted names,
  * optionally after "the enum value" or "to use an inline fragment on". Anchored at the end so a
  * name quoted earlier in the message (user input) is never cut.
@@ -68,7 +51,7 @@ export function withoutSuggestion(message: string): string {
 /**
  * Maps errors for the response. Resolver errors (with a `path`): an HTTPError (or an error carrying
  * a 4xx `statusCode`) keeps its message and gets `extensions: { code, status }` from core's
- * protocol table (`BAD_USER_INPUT` for an operation's refused input, a `UserInputError`);
+ * protocol table (`BAD_USER_INPUT` for a `ValidationError`: an operation's refused input);
  * any other thrown error is logged with its stack and, unless `maskErrors` is false, shown as
  * "Internal server error". Request, syntax, validation and variable errors (no
  * `path`) keep graphql's message, but the message of an unexpected error inside them (a custom
@@ -114,7 +97,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
-    extensions.code = original instanceof UserInputError ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
+    extensions.code = isValidationError(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
     const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : messageOf(original);

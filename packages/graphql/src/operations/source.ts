@@ -1,7 +1,6 @@
-import { isHTTPError, type InputOrigin, type Operation, type RequestContext, type TypeShape } from '@fw/core';
+import { type InputOrigin, type Operation, type RequestContext, type TypeShape } from '@fw/core';
 import { runOperation } from '@fw/core/plugin';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import { UserInputError } from '../internal/errors.js';
 import { buildOperationSchema, type OperationSchema } from './schema.js';
 
 /** A graphql-js field resolver with no particular source, context or arguments. */
@@ -149,7 +148,7 @@ function withResolvers({ schema, queries, mutations }: OperationSchema, user: Gr
       if (op !== undefined) {
         field.resolve = (source, args: Record<string, unknown>) => {
           if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
-          return resolveOperation(op, source[CONTEXT], args.input == null ? {} : nullsAsAbsent(op.input, args.input));
+          return runOperation(op, source[CONTEXT], args.input == null ? {} : nullsAsAbsent(op.input, args.input), ARGUMENT_ORIGIN);
         };
       } else {
         const resolve: FieldResolver = field.resolve ?? defaultFieldResolver;
@@ -158,15 +157,6 @@ function withResolvers({ schema, queries, mutations }: OperationSchema, user: Gr
     }
   }
   return requestRoot;
-}
-
-function resolveOperation(op: Operation, ctx: RequestContext, raw: unknown): Promise<unknown> {
-  return runOperation(op, ctx, raw, ARGUMENT_ORIGIN).catch((err: unknown) => {
-    // The operation's input validation (or a handler's field errors): BAD_USER_INPUT, as graphql
-    // names argument values it refuses.
-    if (isHTTPError(err) && err.statusCode === 400 && Array.isArray((err.details as { errors?: unknown } | undefined)?.errors)) throw new UserInputError(err);
-    throw err;
-  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ValidationError } from '@fw/core';
 import protobuf from 'protobufjs';
 
 /**
@@ -63,12 +64,11 @@ export interface FieldViolation {
 }
 
 /**
- * The field violations in an HTTPError's details, when they are validation details:
- * `{ errors: [{ field, message }] }` (`path` arrays are joined with dots). Undefined otherwise.
+ * The field violations of a `ValidationError`: one per entry of `details.errors` with a `field`
+ * (or a `path` array, joined with dots). Undefined when none is left.
  */
-export function fieldViolations(details: unknown): FieldViolation[] | undefined {
-  if (details === null || typeof details !== 'object') return undefined;
-  const errors = (details as { errors?: unknown }).errors;
+export function fieldViolations(error: ValidationError): FieldViolation[] | undefined {
+  const errors = (error.details as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors)) return undefined;
   const violations: FieldViolation[] = [];
   for (const entry of errors as unknown[]) {

@@ -1,5 +1,5 @@
 import { Metadata } from '@grpc/grpc-js';
-import { isHTTPError, toHTTPError, type HTTPError } from '@fw/core';
+import { isHTTPError, isValidationError, toHTTPError, type HTTPError } from '@fw/core';
 import { GRPC_STATUS, grpcStatusOf } from '../grpc-status.js';
 import { GrpcError } from '../grpc-error.js';
 import { fieldViolations, type FieldViolation } from './rich-status.js';
@@ -104,8 +104,8 @@ function fromHTTPError(http: HTTPError): ErrorStatus {
   if (http.headers !== undefined) status.headers = http.headers;
   if (http.expose && http.details !== undefined) {
     status.errorDetails = http.details;
-    if (status.code === GRPC_STATUS.INVALID_ARGUMENT) {
-      const violations = fieldViolations(http.details);
+    if (status.code === GRPC_STATUS.INVALID_ARGUMENT && isValidationError(http)) {
+      const violations = fieldViolations(http);
       if (violations !== undefined) status.fieldViolations = violations;
     }
   }
