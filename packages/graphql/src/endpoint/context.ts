@@ -1,10 +1,10 @@
 import { toHTTPError, type Context } from '@fw/core';
 import type { LogFunction } from '@fw/core/plugin';
 import type { ResolvedGraphQLConfig } from '../config.js';
-import { thrownResponse, type HandlerResponse } from './answer.js';
+import { thrownResponse } from './answer.js';
 import type { AcceptedMediaType } from './negotiation.js';
 
-/** The `contextValue` resolvers get for a request, or the answer the context factory refused it with. */
+/** Gives the `contextValue` resolvers get for a request (or a promise of it), or the answer the context factory refused the request with. */
 export type ContextStep = (ctx: Context, mediaType: AcceptedMediaType) => unknown;
 
 /**
@@ -26,7 +26,7 @@ export function createContextStep(config: Pick<ResolvedGraphQLConfig, 'context' 
     } catch (err) {
       const error = toHTTPError(err);
       if (error.statusCode >= 500) log(`GraphQL context factory failed on ${ctx.method} ${ctx.path}`, err);
-      return thrownResponse(err, error, maskErrors, mediaType) satisfies HandlerResponse;
+      return thrownResponse(err, error, maskErrors, mediaType);
     }
   };
 }

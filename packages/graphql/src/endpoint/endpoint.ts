@@ -7,12 +7,12 @@ import { createExecutor, type JitModule } from '../internal/executor.js';
 import { createPlayground, type Playground } from '../internal/playground.js';
 import type { SchemaSource } from '../operations/source.js';
 import type { GraphQLHandler } from '../types.js';
-import { errorResponse, isResponse, requestError, requestFailure, resultResponse, send, sendData } from './answer.js';
+import { errorResponse, isResponse, requestError, requestFailure, resultResponse, send, sendData, type HandlerResponse } from './answer.js';
 import { createContextStep } from './context.js';
 import { Documents, isPrepared, operationOf } from './documents.js';
 import { createErrorGuard } from './guard.js';
 import { NOT_ACCEPTABLE, acceptsHtml, mediaTypeOf } from './negotiation.js';
-import { readParams } from './params.js';
+import { readParams, type GraphQLParams } from './params.js';
 import { PersistedQueries } from './persisted.js';
 
 /** What an endpoint takes from the application it serves, or a standalone handler's defaults. */
@@ -62,7 +62,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const answer = async (ctx: Context, method: string): Promise<void> => {
     const mediaType = mediaTypeOf(ctx);
     if (mediaType === undefined) return send(ctx, NOT_ACCEPTABLE);
-    let params: Awaited<ReturnType<typeof readParams>>;
+    let params: GraphQLParams | HandlerResponse;
     try {
       params = await readParams(ctx, method, mediaType, maxJsonDepth, persisted);
     } catch (err) {
