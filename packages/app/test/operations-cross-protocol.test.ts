@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { createApp, HTTPError, type App } from '@fw/app';
+import { createApp, HTTPError, type App, type Middleware, type RequestContext } from '@fw/app';
 import { authenticate, rateLimit, requireRole } from '@fw/app/middleware';
 import { defineOperation } from '@fw/app/validate';
 
@@ -253,5 +255,136 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     expect(first).toEqual(Array(3).fill({ ok: true, value: { echo: 'hi' } }));
     const second = await round();
     expect(second).toEqual(Array(3).fill({ ok: false, status: 429, message: 'Too many requests, please try again later' }));
+  });
+});
+
+describe('one runtime for an operation on REST, GraphQL and gRPC: the same span, the same short-circuit (real sockets)', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  /** The protocols the handler ran on. */
+  const ran: string[] = [];
+
+  // Lets the call through, refuses it with a 401, or ends without calling next, as `x-gate` says.
+  const gate: Middleware<RequestContext> = async (ctx, next) => {
+    const mode = ctx.headers['x-gate'];
+    if (mode === 'refuse') throw new HTTPError(401, 'Sign in first');
+    if (mode === 'stop') return;
+    await next();
+  };
+  const whoAmI = defineOperation({
+    name: 'whoAmI',
+    input: z.object({ name: z.string() }),
+    output: z.object({ name: z.string(), protocol: z.string() }),
+    middleware: [gate],
+    handler: ({ name }, ctx) => {
+      ran.push(ctx.protocol);
+      return { name, protocol: ctx.protocol };
+    },
+    rest: { method: 'GET', path: '/who' },
+    graphql: { type: 'query' },
+    grpc: { service: 'desk.Desk' },
+  });
+
+  let app: App;
+  let base: string;
+  let client: grpc.Client & Record<string, Unary>;
+  let protoDir: string;
+
+  beforeAll(async () => {
+    app = createApp({
+      onLog: () => undefined,
+      observability: { tracing: { enabled: true, serviceName: 'desk', tracerProvider: provider } },
+      protocols: { graphql: {}, grpc: { port: 0, host: '127.0.0.1' } },
+    });
+    app.operation(whoAmI);
+    protoDir = await mkdtemp(join(tmpdir(), 'fw-ops-runtime-'));
+    for (const { file, text } of app.getProtocolManager()!.grpc!.generateProtos()) await writeFile(join(protoDir, file), text);
+    base = (await app.listen(0, '127.0.0.1')).url;
+    const definition = protoLoader.loadSync(join(protoDir, 'desk.proto'), { keepCase: true, defaults: true });
+    const pkg = grpc.loadPackageDefinition(definition) as unknown as { desk: { Desk: grpc.ServiceClientConstructor } };
+    client = new pkg.desk.Desk(app.getProtocolManager()!.getGrpcAddress()!.target, grpc.credentials.createInsecure()) as never;
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await app?.close();
+    await provider.shutdown();
+    if (protoDir) await rm(protoDir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    exporter.reset();
+    ran.length = 0;
+  });
+
+  /** What a protocol answered: the result, or the HTTP status of the refusal. */
+  type Answer = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+  async function viaRest(gate: string): Promise<Answer> {
+    const res = await fetch(`${base}/who?name=ada`, { headers: { 'x-gate': gate } });
+    const json = (await res.json()) as { message: string };
+    return res.ok ? { ok: true, value: json } : { ok: false, status: res.status, message: json.message };
+  }
+
+  async function viaGraphQL(gate: string): Promise<Answer> {
+    const res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gate': gate },
+      body: JSON.stringify({ query: '{ whoAmI(input: { name: "ada" }) { name protocol } }' }),
+    });
+    const json = (await res.json()) as { data?: { whoAmI: unknown } | null; errors?: Array<{ message: string; extensions: { status: number } }> };
+    const error = json.errors?.[0];
+    return error === undefined ? { ok: true, value: json.data!.whoAmI } : { ok: false, status: error.extensions.status, message: error.message };
+  }
+
+  function viaGrpc(gate: string): Promise<Answer> {
+    const metadata = new grpc.Metadata();
+    metadata.set('x-gate', gate);
+    return new Promise((resolve) => {
+      client.WhoAmI!({ name: 'ada' }, metadata, (err, reply) => {
+        resolve(err === null ? { ok: true, value: reply } : { ok: false, status: GRPC_TO_HTTP[err.code] ?? (err.code === grpc.status.INTERNAL ? 500 : err.code), message: err.details });
+      });
+    });
+  }
+
+  /** The `operation whoAmI` spans, once the three calls' server spans have ended too, each with the server span it is a child of. */
+  async function operationSpans(): Promise<Array<{ span: ReadableSpan; parent: ReadableSpan | undefined }>> {
+    for (let i = 0; i < 100 && exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER).length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const spans = exporter.getFinishedSpans();
+    return spans
+      .filter((s) => s.name === 'operation whoAmI')
+      .map((span) => ({ span, parent: spans.find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId) }));
+  }
+
+  it('runs the operation in a child span "operation <name>" of the request span on every protocol', async () => {
+    const answers = await Promise.all([viaRest('open'), viaGraphQL('open'), viaGrpc('open')]);
+    expect(answers).toEqual(['http', 'graphql', 'grpc'].map((protocol) => ({ ok: true, value: { name: 'ada', protocol } })));
+    const spans = await operationSpans();
+    expect(spans).toHaveLength(3);
+    for (const { span, parent } of spans) {
+      expect(span.attributes).toEqual({ 'fw.operation.name': 'whoAmI' });
+      expect(span.status.code).toBe(SpanStatusCode.UNSET);
+      expect(parent?.kind).toBe(SpanKind.SERVER);
+      expect(parent?.spanContext().traceId).toBe(span.spanContext().traceId);
+    }
+    expect(new Set(spans.map(({ span }) => span.spanContext().traceId)).size).toBe(3);
+  });
+
+  it('answers 401 / UNAUTHENTICATED when the middleware refuses, without running the handler, the span failed', async () => {
+    const answers = await Promise.all([viaRest('refuse'), viaGraphQL('refuse'), viaGrpc('refuse')]);
+    expect(answers).toEqual(Array(3).fill({ ok: false, status: 401, message: 'Sign in first' }));
+    expect(ran).toEqual([]);
+    const spans = await operationSpans();
+    expect(spans.map(({ span }) => span.status)).toEqual(Array(3).fill({ code: SpanStatusCode.ERROR, message: 'Sign in first' }));
+  });
+
+  it('fails the call as an internal error when the middleware ends without calling next, on every protocol', async () => {
+    const answers = await Promise.all([viaRest('stop'), viaGraphQL('stop'), viaGrpc('stop')]);
+    expect(answers.map((answer) => (answer.ok ? answer : answer.status))).toEqual([500, 500, 500]);
+    expect(ran).toEqual([]);
+    const spans = await operationSpans();
+    expect(spans.map(({ span }) => span.status)).toEqual(
+      Array(3).fill({ code: SpanStatusCode.ERROR, message: 'Operation "whoAmI": its middleware ended the request without running the handler' }),
+    );
   });
 });

@@ -4,6 +4,7 @@ import { HTTPError } from './http-error.js';
 import { isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
 import type { PluginHost } from './plugin-host.js';
 import { ContextVariables, OPERATION_NAME, type RequestContext, type TraceAttributes, type TraceSpan } from './request-context.js';
+import { ROUTE_SCHEMA, withMeta } from './route-meta.js';
 import type { Middleware } from './types.js';
 
 const EMPTY: ObjectShape = { kind: 'object', name: undefined, fields: [], source: {} };
@@ -196,6 +197,37 @@ describe('app.operation()', () => {
     expect(op.calls[0]!.origin!('id')).toBe('params');
     expect(op.calls[0]!.origin!('lang')).toBe('query');
     expect(app.getRoutes().map((r) => [r.method, r.path, r.meta?.operation])).toEqual([['GET', '/books/:id', op]]);
+  });
+
+  it('runs the REST route through runOperation: the span, the name, and no result when the middleware ends without next', async () => {
+    const app = new Application({ onLog: () => undefined });
+    const started: string[] = [];
+    app.use((ctx, next) => {
+      ctx.startSpan = (name) => (started.push(name), undefined);
+      return next();
+    });
+    let named: string | undefined;
+    const op = operation('getBook', {
+      rest: { method: 'GET', path: '/books/:id' },
+      middleware: [(ctx, next) => (ctx.headers['x-stop'] === undefined ? next() : undefined)],
+      answer: (_raw, ctx) => ({ named: (named = ctx.get(OPERATION_NAME)) }),
+    });
+    app.operation(op);
+    expect((await app.inject('/books/1')).json()).toEqual({ named: 'getBook' });
+    expect(started).toEqual(['operation getBook']);
+    const stopped = await app.inject({ url: '/books/1', headers: { 'x-stop': '1' } });
+    expect([stopped.statusCode, op.calls.length]).toEqual([500, 1]);
+    expect(named).toBe('getBook');
+  });
+
+  it("reports the route meta and schemas of the operation's middleware on its route", () => {
+    const app = new Application();
+    const auth = withMeta((_ctx: RequestContext, next: () => Promise<void>) => next(), { auth: true, tags: ['first'] });
+    const tagged = Object.assign(withMeta((_ctx: RequestContext, next: () => Promise<void>) => next(), { tags: ['second'], description: 'Get a book' }), { [ROUTE_SCHEMA]: { query: 'schema' } });
+    app.operation(operation('getBook', { rest: { method: 'GET', path: '/books/:id' }, middleware: [auth, tagged] }));
+    const [route] = app.getRoutes();
+    expect(route!.meta).toMatchObject({ auth: true, tags: ['first'], description: 'Get a book' });
+    expect(route!.schema).toEqual({ query: 'schema' });
   });
 
   it('serves a route without params: the JSON body as the input, an empty object for no body', async () => {

@@ -3,7 +3,8 @@ import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody } from './internal/body.js';
 import { OPERATION_NAME, type RequestContext } from './request-context.js';
-import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition } from './types.js';
+import { metaOf, ROUTE_META, ROUTE_SCHEMA, schemaOf } from './route-meta.js';
+import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition, RouteMeta, RouteSchema } from './types.js';
 
 /**
  * Operations: one definition (input and output types, middleware, a handler) served on every
@@ -126,11 +127,12 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
 }
 
 /**
- * Runs an operation for a protocol package (a field of a query, a procedure call): its middleware,
- * then validation, the handler and output shaping. Names the operation for tracing and logs unless
- * the request already has a name. Rejects with what the
- * middleware or handler threw (an `HTTPError` maps on every protocol by the status table).
- * Middleware that answers without calling `next()` ends the operation with no result: an error.
+ * Runs an operation, the one way every protocol does (REST's route, a field of a query, a procedure
+ * call): its middleware, then validation, the handler and output shaping, inside a child span
+ * `operation <name>` while tracing is on. Names the operation for tracing and logs unless the
+ * request already has a name. Rejects with what the middleware or handler threw (an `HTTPError`
+ * maps on every protocol by the status table). Middleware that ends without calling `next()` (it
+ * answered, or returned) leaves the operation with no result: an error on every protocol.
  */
 export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   try {
@@ -170,9 +172,11 @@ const NO_RESULT = Symbol('no result');
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * The REST route of an operation: its middleware, then a handler that merges route params with the
- * query (GET, DELETE, HEAD, OPTIONS) or the JSON body (POST, PUT, PATCH) into the input, runs the
- * operation and answers its result as JSON.
+ * The REST route of an operation: a handler that merges route params with the query (GET, DELETE,
+ * HEAD, OPTIONS) or the JSON body (POST, PUT, PATCH) into the input, runs the operation with
+ * `runOperation`, as every protocol does (its middleware, the span, validation, the handler), and
+ * answers its result as JSON. A route that reads a body first refuses a media type the operation
+ * does not take.
  */
 export function operationRoute(op: Operation): RouteDefinition {
   const rest = op.rest;
@@ -183,7 +187,6 @@ export function operationRoute(op: Operation): RouteDefinition {
   const fromSource: InputOrigin = () => where;
   const guard = readsBody ? bodyGuard(op, rest) : undefined;
   const handler: AnyMiddleware = async (ctx: Context) => {
-    ctx.set(OPERATION_NAME, op.name);
     const params = ctx.params as Record<string, unknown>;
     const source: unknown = readsBody ? await ctx.parseBody() : ctx.query;
     let input: unknown = source;
@@ -197,15 +200,34 @@ export function operationRoute(op: Operation): RouteDefinition {
     } else if (source === undefined || source === null) {
       input = Object.create(null) as Record<string, unknown>;
     }
-    ctx.json(await op.execute(input, ctx, origin), status);
+    ctx.json(await runOperation(op, ctx, input, origin), status);
   };
   return {
     method: rest.method,
     path: rest.path,
-    middleware: guard === undefined ? [...op.middleware] : [guard, ...op.middleware],
-    handler,
+    middleware: guard === undefined ? [] : [guard],
+    handler: describedBy(handler, op.middleware),
     meta: { operation: op, ...(op.description !== undefined ? { description: op.description } : {}) },
   };
+}
+
+/**
+ * `handler` carrying the route meta and schemas of the operation's middleware, which runs inside
+ * it: the route reports them (authentication, rate limits, descriptions) as if the middleware were
+ * in its chain, the first one's keys winning as there.
+ */
+function describedBy(handler: AnyMiddleware, middleware: readonly Middleware<RequestContext>[]): AnyMiddleware {
+  let meta: RouteMeta | undefined;
+  let schema: RouteSchema | undefined;
+  for (const fn of middleware) {
+    const attachedMeta = metaOf(fn);
+    if (attachedMeta !== undefined) meta = { ...attachedMeta, ...meta };
+    const attachedSchema = schemaOf(fn);
+    if (attachedSchema !== undefined) schema = { ...attachedSchema, ...schema };
+  }
+  if (meta !== undefined) Object.defineProperty(handler, ROUTE_META, { value: Object.freeze(meta) });
+  if (schema !== undefined) Object.defineProperty(handler, ROUTE_SCHEMA, { value: schema });
+  return handler;
 }
 
 /** Whether `value` has an own enumerable key (route params: most routes have none). */
