@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type * as FsPromises from 'node:fs/promises';
 import type { Route } from '@fw/core';
+import { compareNames } from '@fw/core/plugin';
 import type { OpenAPIDocument } from '@fw/openapi';
 import { loadOpenAPI } from './internal/optional.js';
 import type { ProtocolManager } from './protocol-manager.js';
@@ -105,7 +106,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
       const configured = typeof plugin.protoOut === 'string' && plugin.protoOut !== '' ? resolve(plugin.protoOut) : undefined;
       const dir = options.protoOut !== undefined ? resolve(options.protoOut) : (configured ?? join(out, 'proto'));
       // Field numbers come from the committed files (protoOut); without them, from the last emit here.
-      const protos = [...plugin.generateProtos(configured ?? dir)].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+      const protos = [...plugin.generateProtos(configured ?? dir)].sort((a, b) => compareNames(a.file, b.file));
       if (protos.length === 0) skipped.push({ kind: 'proto', reason: 'the gRPC server serves no operations (its .proto files are your own)' });
       for (const { file, text } of protos) planned.push({ kind: 'proto', path: inside(dir, file), text });
     }

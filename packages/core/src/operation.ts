@@ -2,6 +2,7 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody } from './internal/body.js';
+import { readsBody } from './internal/operation-rules.js';
 import { OPERATION_NAME, type RequestContext } from './request-context.js';
 import { metaOf, ROUTE_META, ROUTE_SCHEMA, schemaOf } from './route-meta.js';
 import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition, RouteMeta, RouteSchema } from './types.js';
@@ -169,8 +170,6 @@ async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw
 }
 const NO_RESULT = Symbol('no result');
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
 /**
  * The REST route of an operation: a handler that merges route params with the query (GET, DELETE,
  * HEAD, OPTIONS) or the JSON body (POST, PUT, PATCH) into the input, runs the operation with
@@ -181,14 +180,14 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export function operationRoute(op: Operation): RouteDefinition {
   const rest = op.rest;
   if (rest === undefined) throw new TypeError(`Operation "${op.name}" names no REST route`);
-  const readsBody = BODY_METHODS.has(rest.method);
+  const fromBody = readsBody(rest.method);
   const status = rest.status ?? 200;
-  const where = readsBody ? 'body' : 'query';
+  const where = fromBody ? 'body' : 'query';
   const fromSource: InputOrigin = () => where;
-  const guard = readsBody ? bodyGuard(op, rest) : undefined;
+  const guard = fromBody ? bodyGuard(op, rest) : undefined;
   const handler: AnyMiddleware = async (ctx: Context) => {
     const params = ctx.params as Record<string, unknown>;
-    const source: unknown = readsBody ? await ctx.parseBody() : ctx.query;
+    const source: unknown = fromBody ? await ctx.parseBody() : ctx.query;
     let input: unknown = source;
     let origin = fromSource;
     if (hasKeys(params)) {

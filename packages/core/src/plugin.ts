@@ -1,6 +1,7 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
- * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON).
+ * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
+ * and the operation rules every generator follows: names, the order they are listed in, nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -17,6 +18,7 @@ export type { ParseJSONOptions } from './internal/json.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
 export { OPERATION_BRAND, runOperation } from './operation.js';
+export { byName, compareNames, operationError, pascalCase, readsBody, typeStem, unwrapNullable, upperFirst } from './internal/operation-rules.js';
 export { defineErrorExtension, extensionsOf } from './http-error.js';
 export type { ErrorExtensionCheck } from './http-error.js';
 export type { ContextSettings } from './context.js';

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { isOperation, type HTTPMethod, type Operation, type Route } from '@fw/core';
-import { defaultLog } from '@fw/core/plugin';
+import { defaultLog, readsBody, upperFirst } from '@fw/core/plugin';
 import { accessMeta } from './internal/access-meta.js';
 import { SchemaRegistry } from './internal/components.js';
 import { acceptsUndefined, convertSchema, isPlainJSONSchema } from './internal/convert.js';
@@ -43,9 +43,6 @@ export const DEFAULT_SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
 export type RouteSource = { getRoutes(): Route[] } | readonly Route[];
 
 const RESPONSE_SPEC_KEYS = new Set(['description', 'schema', 'contentType', 'headers']);
-
-/** The methods whose operation input comes from the JSON body (the others read the query), as core binds them. */
-const BODY_METHODS: ReadonlySet<HTTPMethod> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Statuses whose answers carry no body. */
 const NO_BODY_STATUSES = new Set([204, 205, 304]);
@@ -130,7 +127,7 @@ class DocumentBuilder {
     // A route `app.operation()` registered is documented from its operation's schemas.
     const op = isOperation(meta.operation) && meta.operation.rest !== undefined ? meta.operation : undefined;
     const operationId = this.operationId(planned, meta.operationId ?? op?.name);
-    const hint = operationId[0]!.toUpperCase() + operationId.slice(1);
+    const hint = upperFirst(operationId);
     const convert: Convert = (value, part, io, name, datesAsStrings = false) => {
       const cacheable = typeof value === 'object' && value !== null && this.options.convert === undefined;
       const cache = cacheable ? this.converted[datesAsStrings ? 'operationInput' : io] : undefined;
@@ -179,7 +176,7 @@ class DocumentBuilder {
     if (input.requestBody !== undefined) operation.requestBody = input.requestBody;
     // An operation validates its input and, on POST/PUT/PATCH, reads the body even when it documents none.
     const validated = op !== undefined || schema.body !== undefined || schema.query !== undefined || schema.params !== undefined;
-    const readsBody = op !== undefined ? BODY_METHODS.has(method) : schema.body !== undefined;
+    const takesBody = op !== undefined ? readsBody(method) : schema.body !== undefined;
 
     const success = op === undefined ? {} : this.operationResponse(op);
     const responses = this.documentedResponses(planned, { ...success, ...asRecord(meta.responses), ...asRecord(schema.responses) }, convert);
@@ -198,7 +195,7 @@ class DocumentBuilder {
       if (auth || optionalAuth) add('unauthorized');
       if (auth) add('forbidden');
       if (planned.templateNames.length > 0) add('notFound');
-      if (readsBody) add('payloadTooLarge');
+      if (takesBody) add('payloadTooLarge');
       if (rateLimited) add('tooManyRequests');
       add('internalServerError');
     }
@@ -236,12 +233,12 @@ class DocumentBuilder {
    * (POST, PUT, PATCH), as core's operation route merges them.
    */
   private operationInput(planned: PlannedOperation, op: Operation, convert: Convert): { parameters: ParameterObject[]; requestBody?: RequestBodyObject } {
-    const readsBody = BODY_METHODS.has(planned.method);
-    const input = convert(op.schemas.input, readsBody ? 'body' : 'query', 'input', 'Input', true);
+    const fromBody = readsBody(planned.method);
+    const input = convert(op.schemas.input, fromBody ? 'body' : 'query', 'input', 'Input', true);
     const parameters = this.pathParameters(planned, input);
     const shape = this.objectShape(input);
     if (shape === undefined) {
-      if (!readsBody) return { parameters: [...parameters, ...this.queryParameters(planned, input)] };
+      if (!fromBody) return { parameters: [...parameters, ...this.queryParameters(planned, input)] };
       return { parameters, requestBody: { required: false, content: { 'application/json': { schema: input } } } };
     }
     const fromPath = new Set(planned.routeNames);
@@ -251,7 +248,7 @@ class DocumentBuilder {
       properties: Object.fromEntries(names.map((name) => [name, shape.properties[name]!])),
       ...(shape.required.some((name) => !fromPath.has(name)) ? { required: shape.required.filter((name) => !fromPath.has(name)) } : {}),
     };
-    if (!readsBody) return { parameters: [...parameters, ...this.queryParameters(planned, rest)] };
+    if (!fromBody) return { parameters: [...parameters, ...this.queryParameters(planned, rest)] };
     if (names.length === 0) return { parameters };
     // Without path fields the input is the body as it is (a named schema stays a reference).
     const additional = this.registry.resolve(input).additionalProperties;

@@ -1,4 +1,5 @@
 import type { Operation } from '@fw/core';
+import { byName } from '@fw/core/plugin';
 import {
   GraphQLList,
   GraphQLNonNull,
@@ -127,7 +128,7 @@ function withTypesByName(config: GraphQLSchemaConfig): GraphQLSchema {
   add(config.query);
   add(config.mutation);
   add(config.subscription);
-  const types = [...named.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const types = [...named.values()].sort(byName);
   return new GraphQLSchema({ ...config, types });
 }
 

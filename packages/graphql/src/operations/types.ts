@@ -1,4 +1,5 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
+import { byName, operationError, pascalCase, typeStem, unwrapNullable } from '@fw/core/plugin';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -19,7 +20,7 @@ import {
   type GraphQLScalarType,
 } from 'graphql';
 import { GraphQLDateTime } from './datetime.js';
-import { inputTypeName, isGraphQLName, operationError, pascalCase, typeStem } from './names.js';
+import { inputTypeName, isGraphQLName } from './names.js';
 
 /**
  * The GraphQL types of a set of operations: every rule that decides what an operation looks like
@@ -101,7 +102,7 @@ class TypeBuilder {
 
   /** The output type of a shape, non-null unless the shape is nullable. */
   output(op: Operation, shape: TypeShape, derived: string, path: string): GraphQLOutputType {
-    if (shape.kind === 'nullable') return this.nullableOutput(op, unwrap(shape), derived, path);
+    if (shape.kind === 'nullable') return this.nullableOutput(op, unwrapNullable(shape).type, derived, path);
     return new GraphQLNonNull(this.nullableOutput(op, shape, derived, path));
   }
 
@@ -116,7 +117,7 @@ class TypeBuilder {
       case 'list':
         return new GraphQLList(this.output(op, shape.of, derived, `${path}[]`));
       case 'nullable':
-        return this.nullableOutput(op, unwrap(shape), derived, path);
+        return this.nullableOutput(op, unwrapNullable(shape).type, derived, path);
       case 'map':
         throw mapError(op, path);
     }
@@ -124,7 +125,7 @@ class TypeBuilder {
 
   /** The input type of a shape, non-null unless the shape is nullable. */
   input(op: Operation, shape: TypeShape, derived: string, path: string): GraphQLInputType {
-    if (shape.kind === 'nullable') return this.nullableInput(op, unwrap(shape), derived, path);
+    if (shape.kind === 'nullable') return this.nullableInput(op, unwrapNullable(shape).type, derived, path);
     return new GraphQLNonNull(this.nullableInput(op, shape, derived, path));
   }
 
@@ -139,7 +140,7 @@ class TypeBuilder {
       case 'list':
         return new GraphQLList(this.input(op, shape.of, derived, `${path}[]`));
       case 'nullable':
-        return this.nullableInput(op, unwrap(shape), derived, path);
+        return this.nullableInput(op, unwrapNullable(shape).type, derived, path);
       case 'map':
         throw mapError(op, path);
     }
@@ -213,13 +214,9 @@ class TypeBuilder {
     }
     const output = op.output;
     // The items of a top-level list are `<Stem>OutputItem`; anything else is `<Stem>Output`.
-    const derived = unwrap(output).kind === 'list' ? `${stem}OutputItem` : `${stem}Output`;
+    const derived = unwrapNullable(output).type.kind === 'list' ? `${stem}OutputItem` : `${stem}Output`;
     return { type: this.output(op, output, derived, 'output'), args, description: op.description };
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -239,19 +236,12 @@ function checkedFields(op: Operation, shape: ObjectShape, path: string): Array<[
     }
     list.push([field, fieldPath]);
   }
-  return list.sort(([a], [b]) => compare(a.name, b.name));
+  return list.sort(([a], [b]) => byName(a, b));
 }
 
 /** The fields built (in name order) listed in the schema's order. */
 function inSchemaOrder<T>(shape: ObjectShape, fields: Record<string, T>): Record<string, T> {
   return Object.fromEntries(shape.fields.map((field) => [field.name, fields[field.name]!]));
-}
-
-/** The shape under any `nullable` wrappers. */
-function unwrap(shape: TypeShape): TypeShape {
-  let inner = shape;
-  while (inner.kind === 'nullable') inner = inner.of;
-  return inner;
 }
 
 function nullableOf<T extends GraphQLOutputType | GraphQLInputType>(type: T): T {
@@ -284,7 +274,7 @@ export function buildOperationTypes(operations: readonly Operation[]): Operation
   const builder = new TypeBuilder();
   const query: OperationField[] = [];
   const mutation: OperationField[] = [];
-  for (const op of [...operations].sort((a, b) => compare(a.name, b.name))) {
+  for (const op of [...operations].sort(byName)) {
     const config = builder.field(op);
     (op.graphql!.type === 'query' ? query : mutation).push({ operation: op, config });
   }

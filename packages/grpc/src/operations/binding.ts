@@ -1,4 +1,5 @@
 import type { Operation } from '@fw/core';
+import { upperFirst } from '@fw/core/plugin';
 
 /** Where an operation is served over gRPC (`grpc` of `defineOperation`). */
 export interface OperationGrpc {
@@ -18,5 +19,5 @@ declare module '@fw/core' {
 
 /** The gRPC method name of an operation: `grpc.method`, else its name with the first letter upper-cased. */
 export function grpcMethodName(op: Operation): string {
-  return op.grpc?.method ?? op.name.charAt(0).toUpperCase() + op.name.slice(1);
+  return op.grpc?.method ?? upperFirst(op.name);
 }

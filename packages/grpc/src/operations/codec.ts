@@ -1,4 +1,5 @@
 import type { FieldShape, ObjectShape, TypeShape } from '@fw/core';
+import { unwrapNullable } from '@fw/core/plugin';
 import type { ProtoEnum, ProtoMethod } from './model.js';
 
 /**
@@ -18,15 +19,6 @@ const ABSENT = Symbol('absent');
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function unwrap(type: TypeShape): { type: TypeShape; nullable: boolean } {
-  let nullable = false;
-  while (type.kind === 'nullable') {
-    nullable = true;
-    type = type.of;
-  }
-  return { type, nullable };
 }
 
 /** Converts messages of one set of operations; object conversions are made once per schema. */
@@ -79,7 +71,7 @@ export class Codecs {
   }
 
   private decodeField(field: FieldShape): Step | undefined {
-    const { type, nullable } = unwrap(field.type);
+    const { type, nullable } = unwrapNullable(field.type);
     const name = field.name;
     if (type.kind === 'list') {
       const item = this.decodeElement(type.of);

@@ -1,6 +1,7 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
+import { byName, compareNames, operationError, pascalCase, typeStem, unwrapNullable } from '@fw/core/plugin';
 import { grpcMethodName } from './binding.js';
-import { isIdentifier, isTypeName, jsonName, pascalCase, protoFileOf, upperSnakeCase } from './names.js';
+import { isIdentifier, isTypeName, jsonName, protoFileOf, upperSnakeCase } from './names.js';
 
 /**
  * The proto model of a set of operations: the messages, enums and services their shapes map to,
@@ -96,12 +97,7 @@ interface TypeEntry {
 }
 
 function fail(op: Operation, path: string, message: string): never {
-  throw new Error(`Operation "${op.name}": ${path}: ${message}`);
-}
-
-/** The operation's name with its first letter upper-cased: the stem of its derived type names. */
-export function typeStem(op: Operation): string {
-  return op.name.charAt(0).toUpperCase() + op.name.slice(1);
+  throw operationError(op, path, message);
 }
 
 /** Splits `grpc.service` into its package and service name, checking both. */
@@ -145,27 +141,22 @@ class ModelBuilder {
     const entry = this.claim(op, path, name, shape.source, { name, fields, description: shape.description });
     // Shared schemas nested below take their name from their first use: visit fields by name, so
     // that reordering keys changes no name.
-    const byName = new Map<string, ProtoField>();
+    const built = new Map<string, ProtoField>();
     const json = new Map<string, string>();
-    for (const field of [...shape.fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const field of [...shape.fields].sort(byName)) {
       const fieldPath = `${path}.${field.name}`;
       if (!isIdentifier(field.name)) fail(op, fieldPath, `"${field.name}" is not a valid proto field name (letters, digits and _, not starting with a digit)`);
       const clash = json.get(jsonName(field.name));
       if (clash !== undefined) fail(op, fieldPath, `the fields "${clash}" and "${field.name}" have the same JSON name "${jsonName(field.name)}", which proto3 forbids`);
       json.set(jsonName(field.name), field.name);
-      byName.set(field.name, this.field(op, entry, name, field, fieldPath));
+      built.set(field.name, this.field(op, entry, name, field, fieldPath));
     }
-    for (const field of shape.fields) fields.push(byName.get(field.name)!);
+    for (const field of shape.fields) fields.push(built.get(field.name)!);
     return name;
   }
 
   private field(op: Operation, owner: TypeEntry, parent: string, field: FieldShape, path: string): ProtoField {
-    let type = field.type;
-    let nullable = false;
-    while (type.kind === 'nullable') {
-      nullable = true;
-      type = type.of;
-    }
+    const { type, nullable } = unwrapNullable(field.type);
     const derived = parent + pascalCase(field.name);
     const base = { name: field.name, description: field.description ?? type.description };
     // A repeated or map field has no presence in proto3: null, absent and empty are one on the wire.
@@ -243,12 +234,7 @@ class ModelBuilder {
     const name = `${stem}Output`;
     const fields: ProtoField[] = [];
     const entry = this.claim(op, 'output', name, undefined, { name, fields, description: op.output.description });
-    let type: TypeShape = op.output;
-    let nullable = false;
-    while (type.kind === 'nullable') {
-      nullable = true;
-      type = type.of;
-    }
+    const { type, nullable } = unwrapNullable(op.output);
     if (type.kind === 'list') {
       const item = this.element(op, entry, type.of, `${stem}OutputItem`, 'output[]', 'list');
       fields.push({ name: 'items', type: item.type, label: 'repeated', kind: `repeated ${item.kind}`, description: undefined });
@@ -275,10 +261,6 @@ class ModelBuilder {
     roots.forEach(visit);
     return [...found];
   }
-}
-
-function byName<T extends { name: string }>(a: T, b: T): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /**
@@ -309,7 +291,7 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
     entry.methods.push({ name: method, input, output: output.name, wrap: output.wrap, operation: op });
   }
   const result: ProtoPackage[] = [];
-  for (const [name, services] of [...packages].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [name, services] of [...packages].sort(([a], [b]) => compareNames(a, b))) {
     const serviceList = [...services.values()].sort(byName);
     for (const service of serviceList) service.methods.sort(byName);
     const roots = serviceList.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output]));

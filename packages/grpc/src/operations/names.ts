@@ -1,4 +1,7 @@
-/** The names a generated .proto uses, and the checks they pass. */
+/**
+ * The names proto allows, and the checks generated names pass. The rules shared with the other
+ * generators (`pascalCase`, `typeStem`, ...) are core's (`@fw/core/plugin`).
+ */
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -16,15 +19,6 @@ const NOT_TYPE_NAMES = new Set([
 /** Whether `name` can name a message or enum. */
 export function isTypeName(name: string): boolean {
   return IDENTIFIER.test(name) && !NOT_TYPE_NAMES.has(name);
-}
-
-/** `getBook` → `GetBook`, `main_label` → `MainLabel`: the part a derived type name takes from an operation or a field. */
-export function pascalCase(name: string): string {
-  return name
-    .split('_')
-    .filter((part) => part.length > 0)
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('');
 }
 
 /** `BookGenre` → `BOOK_GENRE`, `in-stock` → `IN_STOCK`, `HTTPStatus` → `HTTP_STATUS`: enum value names, as the protobuf style guide writes them. */

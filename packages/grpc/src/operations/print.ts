@@ -1,3 +1,4 @@
+import { compareNames } from '@fw/core/plugin';
 import type { ProtoModel, ProtoPackage } from './model.js';
 import { numberEnum, numberMessage, readPrevious, type NumberRange, type NumberedEnum, type NumberedMessage, type PreviousFile } from './numbering.js';
 
@@ -75,5 +76,5 @@ export function printModel(model: ProtoModel, previous: PreviousSource): Generat
       const text = previous(pkg.file);
       return { file: pkg.file, text: printPackage(pkg, text === undefined ? undefined : readPrevious(pkg.file, text)) };
     })
-    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    .sort((a, b) => compareNames(a.file, b.file));
 }
