@@ -1,5 +1,6 @@
 import { send } from '../test/http-client.js';
 import { Application } from './application.js';
+import { isHttpContext } from './context.js';
 import { HTTPError } from './http-error.js';
 import { isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
 import type { PluginHost } from './plugin-host.js';
@@ -218,6 +219,18 @@ describe('app.operation()', () => {
     const stopped = await app.inject({ url: '/books/1', headers: { 'x-stop': '1' } });
     expect([stopped.statusCode, op.calls.length]).toEqual([500, 1]);
     expect(named).toBe('getBook');
+  });
+
+  it('keeps the answer of a REST middleware that answered itself without calling next (the conventional 401)', async () => {
+    const app = new Application({ onLog: () => undefined });
+    const op = operation('getBook', {
+      rest: { method: 'GET', path: '/books/:id' },
+      middleware: [(ctx, next) => (ctx.headers.authorization === undefined && isHttpContext(ctx) ? void ctx.json({ error: 'login first' }, 401) : next())],
+    });
+    app.operation(op);
+    const refused = await app.inject('/books/1');
+    expect([refused.statusCode, refused.json(), op.calls.length]).toEqual([401, { error: 'login first' }, 0]);
+    expect((await app.inject({ url: '/books/1', headers: { authorization: 'Bearer t' } })).statusCode).toBe(200);
   });
 
   it("reports the route meta and schemas of the operation's middleware on its route", () => {

@@ -132,8 +132,9 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
  * call): its middleware, then validation, the handler and output shaping, inside a child span
  * `operation <name>` while tracing is on. Names the operation for tracing and logs unless the
  * request already has a name. Rejects with what the middleware or handler threw (an `HTTPError`
- * maps on every protocol by the status table). Middleware that ends without calling `next()` (it
- * answered, or returned) leaves the operation with no result: an error on every protocol.
+ * maps on every protocol by the status table). Middleware that ends without calling `next()` leaves
+ * the operation with no result: an error on every protocol, except that a REST middleware which
+ * answered the request itself (`ctx.json(..., 401)`) keeps that answer.
  */
 export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   try {
@@ -160,7 +161,7 @@ async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw
   };
   try {
     await chainOf(op)(ctx, run);
-    if (result === NO_RESULT) throw new Error(`Operation "${op.name}": its middleware ended the request without running the handler`);
+    if (result === NO_RESULT) throw new HandlerNotRunError(op.name);
     ctx.endSpan?.(span);
     return result;
   } catch (err) {
@@ -169,6 +170,14 @@ async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw
   }
 }
 const NO_RESULT = Symbol('no result');
+
+/** The operation's middleware ended without calling `next()`: the handler never ran, there is no result. */
+class HandlerNotRunError extends Error {
+  constructor(name: string) {
+    super(`Operation "${name}": its middleware ended the request without running the handler`);
+    this.name = 'HandlerNotRunError';
+  }
+}
 
 /**
  * The REST route of an operation: a handler that merges route params with the query (GET, DELETE,
@@ -199,7 +208,17 @@ export function operationRoute(op: Operation): RouteDefinition {
     } else if (source === undefined || source === null) {
       input = Object.create(null) as Record<string, unknown>;
     }
-    ctx.json(await runOperation(op, ctx, input, origin), status);
+    let result: unknown;
+    try {
+      result = await runOperation(op, ctx, input, origin);
+    } catch (err) {
+      // A middleware that answered the request itself (a 401 with ctx.json, the spec's conventional
+      // short-circuit) keeps its answer on REST; one that answered nothing is the same error as on
+      // every other protocol.
+      if (err instanceof HandlerNotRunError && ctx.responded) return;
+      throw err;
+    }
+    ctx.json(result, status);
   };
   return {
     method: rest.method,
