@@ -72,7 +72,7 @@ export class Application {
       ...hooks,
       settings: this.#settings,
       log: this.#log,
-      claim: (path, handler, protocol) => pipeline.claim(path, handler, protocol),
+      claim: (path, handler, protocol, guard) => pipeline.claim(path, handler, protocol, guard),
       wrap: (middleware) => pipeline.wrap(middleware),
       middleware: () => pipeline.middleware(),
       wrappers: () => pipeline.wrappers(),

@@ -6,10 +6,12 @@ import { ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND } from './interna
 import { settling, type Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
 
-/** A path a plugin claimed: its handler, the protocol it serves, and its chain once composed. */
+/** A path a plugin claimed: its handler, the protocol it serves, its guard, and its chain once composed. */
 interface Claim {
   readonly handler: ComposedMiddleware<Context>;
   readonly protocol: string;
+  /** Runs around the global middleware for this path only (`claimPath`'s `guard`). */
+  readonly guard: AnyMiddleware | undefined;
   chain: ComposedMiddleware<Context> | undefined;
 }
 
@@ -72,10 +74,13 @@ export class Pipeline {
     this.#notFound = compose([handler]);
   }
 
-  /** Answers every request to exactly `path` with `handler`, after the global middleware. */
-  claim(path: string, handler: AnyMiddleware, protocol: string): void {
+  /**
+   * Answers every request to exactly `path` with `handler`, after the global middleware; `guard`,
+   * when given, runs around that middleware (inside the wrappers) for this path only.
+   */
+  claim(path: string, handler: AnyMiddleware, protocol: string, guard?: AnyMiddleware): void {
     if (this.#claims.has(path)) throw new Error(`Path "${path}" is already claimed by a plugin`);
-    this.#claims.set(path, { handler: compose<Context>([handler as Middleware<Context>]), protocol, chain: undefined });
+    this.#claims.set(path, { handler: compose<Context>([handler as Middleware<Context>]), protocol, guard, chain: undefined });
   }
 
   /** Runs the request through the whole chain. */
@@ -85,7 +90,7 @@ export class Pipeline {
       if (claim !== undefined) {
         // Said from the start of the request, so the global middleware sees it too.
         ctx.protocol = claim.protocol;
-        return (claim.chain ??= this.#compose((claimed: Context) => claim.handler(claimed)))(ctx);
+        return (claim.chain ??= this.#compose((claimed: Context) => claim.handler(claimed), claim.guard))(ctx);
       }
     }
     return (this.#chain ??= this.#compose(this.#route))(ctx);
@@ -97,9 +102,9 @@ export class Pipeline {
     for (const claim of this.#claims.values()) claim.chain = undefined;
   }
 
-  /** The wrappers and the global middleware around `stage` (the route table, or a claimed path's handler). */
-  #compose(stage: (ctx: Context) => Promise<void>): ComposedMiddleware<Context> {
-    const chain = [...this.#wrappers, ...this.#middleware] as Array<Middleware<Context>>;
+  /** The wrappers, a claimed path's guard and the global middleware around `stage` (the route table, or a claimed path's handler). */
+  #compose(stage: (ctx: Context) => Promise<void>, guard?: AnyMiddleware): ComposedMiddleware<Context> {
+    const chain = (guard === undefined ? [...this.#wrappers, ...this.#middleware] : [...this.#wrappers, guard, ...this.#middleware]) as Array<Middleware<Context>>;
     if (chain.length === 0) return stage;
     // With middleware around it, a request nobody answered is given its 404 here, so that the
     // middleware reads `ctx.statusCode === 404` after `await next()` (a logger logs 404s).

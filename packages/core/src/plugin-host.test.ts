@@ -32,6 +32,37 @@ describe('the plugin host', () => {
     expect(() => host.claimPath('/rpc', () => undefined)).toThrow('Path "/rpc" is already claimed');
   });
 
+  it("runs a claimed path's guard around the global middleware, for that path only", async () => {
+    const { app, host } = hostOf();
+    const order: string[] = [];
+    host.wrap((ctx: Context, next: () => Promise<void>) => (order.push(`wrapper:${ctx.path}`), next()));
+    app.use((ctx, next) => {
+      order.push(`global:${ctx.path}`);
+      if (ctx.headers['x-refuse'] !== undefined) throw new HTTPError(429, 'Slow down');
+      return next();
+    });
+    const guard = async (ctx: Context, next: () => Promise<void>): Promise<void> => {
+      order.push(`guard:${ctx.protocol}`);
+      try {
+        await next();
+      } catch (err) {
+        ctx.json({ guarded: (err as Error).message }, 429);
+      }
+    };
+    host.claimPath('/rpc', (ctx) => ctx.json({ ok: true }), { protocol: 'custom', guard });
+    app.get('/rest', (ctx) => ctx.json({ ok: true }));
+    const refused = await app.inject({ url: '/rpc', headers: { 'x-refuse': '1' } });
+    expect([refused.statusCode, refused.json()]).toEqual([429, { guarded: 'Slow down' }]);
+    expect(order).toEqual(['wrapper:/rpc', 'guard:custom', 'global:/rpc']);
+    order.length = 0;
+    const rest = await app.inject({ url: '/rest', headers: { 'x-refuse': '1' } });
+    expect(rest.statusCode).toBe(429);
+    expect(rest.json()).toMatchObject({ error: true, message: 'Slow down' });
+    expect(order).toEqual(['wrapper:/rest', 'global:/rest']);
+    expect(host.wrappers()).toHaveLength(1);
+    expect(() => host.claimPath('/other', () => undefined, { guard: 'x' as unknown as () => void })).toThrow('claimPath expects its guard to be a middleware function');
+  });
+
   it('reads the global middleware as it is at each call, and the wrappers in order', () => {
     const { app, host } = hostOf();
     const first = (): void => undefined;

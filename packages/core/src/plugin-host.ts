@@ -16,6 +16,12 @@ export interface ListenInfo {
 export interface ClaimOptions {
   /** What `ctx.protocol` says for requests to the claimed path. @default 'http' */
   protocol?: string;
+  /**
+   * Middleware run for requests to the claimed path only, around the global middleware (inside
+   * the wrappers): what that middleware throws on the path reaches it, so a protocol can answer it
+   * in its own shape. Other requests never pass it.
+   */
+  guard?: AnyMiddleware;
 }
 
 /** Told once per HTTP request, after the response (the error handler's included) was written: `status` is the one sent. */
@@ -78,7 +84,7 @@ export interface Plugin {
 export interface HostBackend {
   readonly settings: Readonly<ContextSettings>;
   readonly log: LogFunction;
-  claim(path: string, handler: AnyMiddleware, protocol: string): void;
+  claim(path: string, handler: AnyMiddleware, protocol: string, guard: AnyMiddleware | undefined): void;
   wrap(middleware: AnyMiddleware): void;
   middleware(): readonly AnyMiddleware[];
   wrappers(): readonly AnyMiddleware[];
@@ -100,7 +106,8 @@ export function createPluginHost(backend: HostBackend): PluginHost {
   const host: PluginHost = {
     claimPath(path, handler, options = {}) {
       if (typeof handler !== 'function') throw new TypeError('claimPath expects a handler function');
-      backend.claim(path, handler, options.protocol ?? 'http');
+      if (options.guard !== undefined && typeof options.guard !== 'function') throw new TypeError('claimPath expects its guard to be a middleware function');
+      backend.claim(path, handler, options.protocol ?? 'http', options.guard);
       return this;
     },
     wrap(middleware) {

@@ -57,10 +57,10 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
       host.onOperation((op) => schemas.check(op));
       // Nothing to serve is a configuration error: fail listen() rather than the first request.
       host.onListen(() => void schemas.current());
-      // Outside all global middleware: a 429 from rateLimit(), a 401 from authenticate or a 413
-      // from a body read becomes a GraphQL response ({ errors }) with its status and headers.
-      host.wrap(endpoint.guard);
-      host.claimPath(path, endpoint.handler, { protocol: 'graphql' });
+      // Around the global middleware, on this path only: a 429 from rateLimit(), a 401 from
+      // authenticate or a 413 from a body read becomes a GraphQL response ({ errors }) with its
+      // status and headers.
+      host.claimPath(path, endpoint.handler, { protocol: 'graphql', guard: endpoint.guard });
       const playground = endpoint.playground;
       if (playground !== undefined) {
         // The GraphiQL files are plain HTTP, on exact paths under the endpoint.

@@ -1,4 +1,4 @@
-import { OPERATION_NAME, OPERATION_TYPE, type Context, type Middleware, type RequestContext } from '@fw/core';
+import { OPERATION_NAME, OPERATION_TYPE, type Context, type Middleware } from '@fw/core';
 import type { LogFunction } from '@fw/core/plugin';
 import { GraphQLError, OperationTypeNode, type ExecutionArgs } from 'graphql';
 import type { ResolvedGraphQLConfig } from '../config.js';
@@ -27,11 +27,8 @@ export interface EndpointHost {
 export interface Endpoint {
   readonly config: ResolvedGraphQLConfig;
   readonly handler: GraphQLHandler;
-  /**
-   * Middleware to run around the app's middleware on the endpoint path: answers errors thrown there
-   * (by middleware too) as GraphQL responses; other requests pass it untouched.
-   */
-  readonly guard: Middleware<RequestContext>;
+  /** Middleware to run around the app's middleware on the endpoint path only: answers errors thrown there (by middleware too) as GraphQL responses. */
+  readonly guard: Middleware<Context>;
   readonly playground: Playground | undefined;
 }
 
@@ -116,7 +113,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     return answer(ctx, method);
   };
 
-  return { config, handler, guard: createErrorGuard(config.path, maskErrors, log), playground };
+  return { config, handler, guard: createErrorGuard(maskErrors, log), playground };
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {

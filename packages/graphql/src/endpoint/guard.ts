@@ -1,15 +1,16 @@
-import { isHttpContext, toHTTPError, type Context, type Middleware, type Next, type RequestContext } from '@fw/core';
+import { toHTTPError, type Context, type Middleware, type Next } from '@fw/core';
 import type { LogFunction } from '@fw/core/plugin';
 import { send, thrownResponse } from './answer.js';
 import { mediaTypeOf } from './negotiation.js';
 
 /**
- * The error guard of a GraphQL endpoint on `path`: middleware around the app's middleware that
- * answers what was thrown on the endpoint path (by middleware, or the handler) as a GraphQL
- * response: a 429 from `rateLimit()`, a 401 from `authenticate`, a 413 from a body read keep their
- * status and headers; an unexpected error is logged and (unless `maskErrors` is off) masked.
+ * The error guard of a GraphQL endpoint: middleware the plugin runs around the app's middleware on
+ * the endpoint path only (`claimPath`'s `guard`), answering what was thrown there (by middleware,
+ * or the handler) as a GraphQL response: a 429 from `rateLimit()`, a 401 from `authenticate`, a 413
+ * from a body read keep their status and headers; an unexpected error is logged and (unless
+ * `maskErrors` is off) masked.
  */
-export function createErrorGuard(path: string, maskErrors: boolean, log: LogFunction): Middleware<RequestContext> {
+export function createErrorGuard(maskErrors: boolean, log: LogFunction): Middleware<Context> {
   const answerError = (ctx: Context, thrown: unknown): void => {
     // Too late for an answer of our own: core cuts the response short.
     if (ctx.res.headersSent || ctx.res.writableEnded) throw thrown;
@@ -21,7 +22,7 @@ export function createErrorGuard(path: string, maskErrors: boolean, log: LogFunc
   };
 
   // Without an async function around it: one promise less per request on the endpoint.
-  const answerErrors = (ctx: Context, next: Next): Promise<void> => {
+  return (ctx: Context, next: Next): Promise<void> => {
     let pending: Promise<void>;
     try {
       pending = next();
@@ -30,13 +31,5 @@ export function createErrorGuard(path: string, maskErrors: boolean, log: LogFunc
       return Promise.resolve();
     }
     return pending.then(undefined, (err: unknown) => answerError(ctx, err));
-  };
-
-  return (ctx, next) => {
-    // The first comparison sends every other request (REST, gRPC) on: only the claimed path says
-    // `graphql`. The path tells this endpoint from another mounted with that protocol, and only an
-    // HTTP context has a response to answer on.
-    if (ctx.protocol !== 'graphql' || ctx.path !== path || !isHttpContext(ctx)) return next();
-    return answerErrors(ctx, next);
   };
 }
