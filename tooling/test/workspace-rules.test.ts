@@ -28,7 +28,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
+  // Comments are left out: an `@example` or an explanation may quote an import.
+  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const specs: string[] = [];
   const re = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
   for (const m of text.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3])!);

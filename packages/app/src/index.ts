@@ -15,7 +15,32 @@ export type { ProtocolManager } from './protocol-manager.js';
 export { emit } from './emit.js';
 export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile } from './emit.js';
 
-export * from '@fw/core';
+export {
+  Application,
+  compose,
+  Context,
+  createContextKey,
+  ERROR_CODE_STATUS,
+  errorBody,
+  errorCodeOf,
+  HTTP_METHODS,
+  HTTPError,
+  isHTTPError,
+  isHttpContext,
+  isOperation,
+  isValidationError,
+  joinPaths,
+  OPERATION_NAME,
+  OPERATION_TYPE,
+  ROUTE_META,
+  ROUTE_SCHEMA,
+  Router,
+  statusText,
+  toHTTPError,
+  ValidationError,
+  withMeta,
+} from '@fw/core';
+export type * from '@fw/core';
 
 export { authenticate, clientIpKey, cors, jwtVerifier, logger, MemoryStore, rateLimit, RedisStore, RedisStoreError, requireRole, rolesOf } from './root/middleware.js';
 export type * from '@fw/middleware';
