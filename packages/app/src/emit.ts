@@ -1,9 +1,8 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type * as FsPromises from 'node:fs/promises';
 import type { Route } from '@fw/core';
-import { compareNames } from '@fw/core/plugin';
 import type { OpenAPIDocument } from '@fw/openapi';
-import { loadOpenAPI } from './internal/optional.js';
+import { loadCorePlugin, loadOpenAPI } from './internal/optional.js';
 import type { ProtocolManager } from './protocol-manager.js';
 
 /** `node:fs/promises`, taken when `emit` writes: importing it would load it (and its streams) into every app. */
@@ -106,6 +105,8 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
       const configured = typeof plugin.protoOut === 'string' && plugin.protoOut !== '' ? resolve(plugin.protoOut) : undefined;
       const dir = options.protoOut !== undefined ? resolve(options.protoOut) : (configured ?? join(out, 'proto'));
       // Field numbers come from the committed files (protoOut); without them, from the last emit here.
+      // The plugin entry of core loads here, not with the app: a REST-only start never needs it.
+      const { compareNames } = loadCorePlugin();
       const protos = [...plugin.generateProtos(configured ?? dir)].sort((a, b) => compareNames(a.file, b.file));
       if (protos.length === 0) skipped.push({ kind: 'proto', reason: 'the gRPC server serves no operations (its .proto files are your own)' });
       for (const { file, text } of protos) planned.push({ kind: 'proto', path: inside(dir, file), text });

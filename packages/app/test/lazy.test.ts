@@ -114,6 +114,12 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
     expect([...packages(run)].filter((name) => name.startsWith('@fw/')).sort()).toEqual(['@fw/app', '@fw/core']);
   });
 
+  it("loads core's root entry, not its plugin entry (the plumbing fw's own packages and emit use)", async () => {
+    const run = await consume(kind, REST_APP);
+    expect(run.files.filter((file) => /[\\/]packages[\\/]core[\\/]dist[\\/]plugin\.c?js$/.test(file))).toEqual([]);
+    expect(run.files.some((file) => /[\\/]packages[\\/]core[\\/]dist[\\/]index\.c?js$/.test(file))).toBe(true);
+  });
+
   it('loads a package the first time one of its root names is used, and only that package', async () => {
     const run = await consume(kind, `
       const { cors, validate, describeRoute, MemoryStore } = await load('@fw/app');

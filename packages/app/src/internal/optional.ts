@@ -45,8 +45,8 @@ function ownRequire(): NodeJS.Require {
 }
 
 /**
- * `@fw/core/plugin`, loaded when an option check fails: its `nearestName` names the option meant,
- * and a valid configuration never pays for the entry.
+ * `@fw/core/plugin`, loaded when it is needed (an option check that fails names the option meant
+ * with its `nearestName`; `emit` sorts files with its `compareNames`): a REST-only start never loads it.
  */
 export const loadCorePlugin = (): typeof CorePlugin => load('@fw/core/plugin') as typeof CorePlugin;
 
