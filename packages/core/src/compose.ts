@@ -29,6 +29,16 @@ function multiple(): Promise<never> {
   return Promise.reject(new Error('next() called multiple times in one middleware'));
 }
 
+/** Calls one middleware and gives the promise for its result; what it throws becomes a rejection. */
+function call<C>(fn: Middleware<C>, ctx: C, next: Next): Promise<unknown> {
+  try {
+    return settle(fn(ctx, next));
+  } catch (err) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+    return Promise.reject(err);
+  }
+}
+
 /**
  * Composes middleware with Koa semantics (koa-compose): each one gets `next`, work after
  * `await next()` runs after the inner chain, not calling `next` stops there, and calling `next`
@@ -60,15 +70,7 @@ function slim<C>(stack: readonly Middleware<C>[]): ComposedMiddleware<C, unknown
   const length = stack.length;
 
   if (length === 0) {
-    return (ctx, next) => {
-      if (next === undefined) return RESOLVED;
-      try {
-        return settle(next(ctx, END));
-      } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
-        return Promise.reject(err);
-      }
-    };
+    return (ctx, next) => (next === undefined ? RESOLVED : call(next, ctx, END));
   }
 
   if (length === 1) {
@@ -80,20 +82,9 @@ function slim<C>(stack: readonly Middleware<C>[]): ComposedMiddleware<C, unknown
       const guarded: Next = () => {
         if (called) return multiple();
         called = true;
-        if (next === undefined) return RESOLVED;
-        try {
-          return settle(next(ctx, END)) as Promise<void>;
-        } catch (err) {
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
-          return Promise.reject(err);
-        }
+        return next === undefined ? RESOLVED : (call(next, ctx, END) as Promise<void>);
       };
-      try {
-        return settle(only(ctx, guarded));
-      } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
-        return Promise.reject(err);
-      }
+      return call(only, ctx, guarded);
     };
   }
 
@@ -104,12 +95,7 @@ function slim<C>(stack: readonly Middleware<C>[]): ComposedMiddleware<C, unknown
       index = i;
       const fn = i === length ? next : stack[i];
       if (fn === undefined) return RESOLVED;
-      try {
-        return settle(fn(ctx, () => dispatch(i + 1) as Promise<void>));
-      } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
-        return Promise.reject(err);
-      }
+      return call(fn, ctx, () => dispatch(i + 1) as Promise<void>);
     };
     return dispatch(0);
   };
