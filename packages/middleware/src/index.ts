@@ -39,3 +39,21 @@ export type {
   VerifierService,
   VerifyFunction,
 } from './types.js';
+export { createPubSub } from './pubsub/create-pubsub.js';
+export { MemoryPubSub } from './pubsub/memory-pubsub.js';
+export { RedisPubSub, DEFAULT_PUBSUB_PREFIX } from './pubsub/redis-pubsub.js';
+export { PubSubOverflowError } from './pubsub/subscription.js';
+export { DEFAULT_PUBSUB_BUFFER_SIZE, DEFAULT_PUBSUB_MAX_TOPICS, DEFAULT_REPLAY_MAX_AGE, DEFAULT_REPLAY_SIZE } from './pubsub/config.js';
+export type {
+  MemoryPubSubConfig,
+  PubSub,
+  PubSubConfig,
+  PubSubMessage,
+  PubSubOverflow,
+  RedisPubSubClientLike,
+  RedisPubSubConfig,
+  RedisSubscriberLike,
+  ReplayConfig,
+  SubscribeOptions,
+  Subscription,
+} from './pubsub/types.js';
