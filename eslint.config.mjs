@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const PROTOCOL_PACKAGES = ['middleware', 'validate', 'graphql', 'grpc', 'tracing', 'openapi'];
+const PROTOCOL_PACKAGES = ['middleware', 'validate', 'graphql', 'grpc', 'tracing', 'metrics', 'openapi'];
 const ALL_PACKAGES = ['core', ...PROTOCOL_PACKAGES, 'app'];
 
 /** Imports a package's source may not make: siblings' internals always, and siblings at all where the design forbids it. */

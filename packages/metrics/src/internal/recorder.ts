@@ -1,0 +1,172 @@
+import { createContextKey, errorCodeOf, isHttpContext, OPERATION_NAME, OPERATION_TYPE, type Context, type Operation, type RequestContext } from '@fw/core';
+import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_FW_OPERATION_NAME,
+  ATTR_FW_PROTOCOL,
+  ATTR_GRAPHQL_OPERATION_NAME,
+  ATTR_GRAPHQL_OPERATION_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_RPC_METHOD,
+  ATTR_RPC_STATUS_CODE,
+  ATTR_RPC_SYSTEM_NAME,
+  ATTR_URL_SCHEME,
+  DURATION_BUCKETS,
+  GRPC_SERVER_ERROR_TYPES,
+  GRPC_STATUS_NAMES,
+  HTTP_METHOD_OTHER,
+  KNOWN_HTTP_METHODS,
+  METRIC_FW_OPERATION_CALLS,
+  METRIC_GRAPHQL_SERVER_REQUEST_DURATION,
+  METRIC_HTTP_SERVER_ACTIVE_REQUESTS,
+  METRIC_HTTP_SERVER_REQUEST_DURATION,
+  METRIC_RPC_SERVER_CALL_DURATION,
+  RPC_SYSTEM_NAME_VALUE_GRPC,
+  UNIT_SECONDS,
+} from '../semconv.js';
+
+/** When an HTTP request's measurement started (`performance.now()`), from the wrapper to the response hook. */
+const STARTED = createContextKey<number>('fw.metrics.started');
+
+/** The index of each known method in the active-request counts; the last slot is `_OTHER`. */
+const METHOD_INDEX = new Map(KNOWN_HTTP_METHODS.map((method, i) => [method, i]));
+const OTHER_INDEX = KNOWN_HTTP_METHODS.length;
+const methodIndex = (method: string): number => METHOD_INDEX.get(method) ?? OTHER_INDEX;
+const methodName = (index: number): string => KNOWN_HTTP_METHODS[index] ?? HTTP_METHOD_OTHER;
+
+/** What a gRPC call failing with an error its context cannot map is answered with: INTERNAL. */
+const GRPC_INTERNAL = 13;
+
+/**
+ * The instruments and the per-request work: an HTTP request is measured from the wrapper to the
+ * response hook (the status sent), a call of any other protocol (gRPC) from the wrapper until its
+ * chain settles. Every attribute value comes from a bounded set: the route template or none, a
+ * known method or `_OTHER`, the status, the names of the application's operations, error classes.
+ */
+export class Recorder {
+  readonly #httpDuration: Histogram;
+  readonly #rpcDuration: Histogram;
+  readonly #graphqlDuration: Histogram;
+  readonly #operationCalls: Counter;
+  /** HTTP requests in flight, per method index: counted here and observed at collection, so a request costs two increments. */
+  readonly #active = new Float64Array(KNOWN_HTTP_METHODS.length + 1);
+  readonly #operations: () => readonly Operation[];
+  #operationNames: { list: readonly Operation[]; names: ReadonlySet<string> } | undefined;
+
+  constructor(meter: Meter, operations: () => readonly Operation[]) {
+    this.#operations = operations;
+    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
+    this.#httpDuration = meter.createHistogram(METRIC_HTTP_SERVER_REQUEST_DURATION, { unit: UNIT_SECONDS, description: 'Duration of HTTP server requests.', advice });
+    this.#rpcDuration = meter.createHistogram(METRIC_RPC_SERVER_CALL_DURATION, { unit: UNIT_SECONDS, description: 'Measures the duration of an incoming Remote Procedure Call (RPC).', advice });
+    this.#graphqlDuration = meter.createHistogram(METRIC_GRAPHQL_SERVER_REQUEST_DURATION, { unit: UNIT_SECONDS, description: 'Duration of GraphQL server requests (one operation each).', advice });
+    this.#operationCalls = meter.createCounter(METRIC_FW_OPERATION_CALLS, { unit: '{call}', description: "Calls of the application's operations." });
+    const active = meter.createObservableUpDownCounter(METRIC_HTTP_SERVER_ACTIVE_REQUESTS, { unit: '{request}', description: 'Number of active HTTP server requests.' });
+    active.addCallback((result) => {
+      this.#active.forEach((count, i) => {
+        // Methods never seen are left out rather than reported as 0.
+        if (count !== 0 || this.#seen[i]) {
+          this.#seen[i] = true;
+          result.observe(count, { [ATTR_HTTP_REQUEST_METHOD]: methodName(i), [ATTR_URL_SCHEME]: 'http' });
+        }
+      });
+    });
+  }
+
+  readonly #seen: boolean[] = [];
+
+  /** Starts measuring a request; an HTTP one ends in `endHttp`, anything else when `run` settles. */
+  measure(ctx: RequestContext, run: () => Promise<void>): Promise<void> {
+    const start = performance.now();
+    if (isHttpContext(ctx)) {
+      this.#active[methodIndex(ctx.method)]!++;
+      ctx.set(STARTED, start);
+      return run();
+    }
+    let pending: Promise<void>;
+    try {
+      pending = run();
+    } catch (err) {
+      this.#endCall(ctx, start, true, err);
+      throw err;
+    }
+    return pending.then(
+      () => this.#endCall(ctx, start, false, undefined),
+      (err: unknown) => {
+        this.#endCall(ctx, start, true, err);
+        throw err;
+      },
+    );
+  }
+
+  /** The response hook: ends an HTTP request's measurement with the status sent. */
+  readonly endHttp = (ctx: Context, status: number): void => {
+    const start = ctx.get(STARTED);
+    // Requests answered before the chain ran (414, 503 while closing) and ignored ones have none.
+    if (start === undefined) return;
+    ctx.set(STARTED, undefined);
+    const seconds = (performance.now() - start) / 1000;
+    const index = methodIndex(ctx.method);
+    this.#active[index]!--;
+    const graphql = ctx.protocol === 'graphql';
+    const attributes: Attributes = {
+      [ATTR_HTTP_REQUEST_METHOD]: methodName(index),
+      [ATTR_URL_SCHEME]: 'http',
+      [ATTR_HTTP_RESPONSE_STATUS_CODE]: status,
+    };
+    // A claimed path (the GraphQL endpoint) is exact, so the path is its route template; a request
+    // no route matched has no route (its raw path would make a series per path).
+    const route = graphql ? ctx.path : ctx.route?.path;
+    if (route !== undefined) attributes[ATTR_HTTP_ROUTE] = route;
+    const errorType = status >= 500 ? errorCodeOf(status) : undefined;
+    if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
+    this.#httpDuration.record(seconds, attributes);
+    const operation = this.#operationName(ctx);
+    if (graphql) {
+      const graphqlAttributes: Attributes = {};
+      const type = ctx.get(OPERATION_TYPE);
+      if (type !== undefined) graphqlAttributes[ATTR_GRAPHQL_OPERATION_TYPE] = type;
+      if (operation !== undefined) graphqlAttributes[ATTR_GRAPHQL_OPERATION_NAME] = operation;
+      if (errorType !== undefined) graphqlAttributes[ATTR_ERROR_TYPE] = errorType;
+      this.#graphqlDuration.record(seconds, graphqlAttributes);
+    }
+    if (operation !== undefined) this.#countOperation(operation, ctx.protocol, errorType);
+  };
+
+  #endCall(ctx: RequestContext, start: number, failed: boolean, error: unknown): void {
+    const seconds = (performance.now() - start) / 1000;
+    const code = ctx.protocolStatus ?? (failed ? (ctx.protocolStatusOf?.(error) ?? GRPC_INTERNAL) : 0);
+    const procedure = ctx.procedure;
+    const attributes: Attributes = {
+      [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC,
+      // The server routes only the methods it serves, so the set of values is the served methods.
+      [ATTR_RPC_METHOD]: procedure === undefined ? ctx.path.replace(/^\//, '') : `${procedure.service}/${procedure.method}`,
+      [ATTR_RPC_STATUS_CODE]: GRPC_STATUS_NAMES[code] ?? String(code),
+    };
+    const errorType = GRPC_SERVER_ERROR_TYPES.get(code);
+    if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
+    this.#rpcDuration.record(seconds, attributes);
+    const operation = this.#operationName(ctx);
+    if (operation !== undefined) this.#countOperation(operation, ctx.protocol, errorType);
+  }
+
+  #countOperation(name: string, protocol: string, errorType: string | undefined): void {
+    const attributes: Attributes = { [ATTR_FW_OPERATION_NAME]: name, [ATTR_FW_PROTOCOL]: protocol };
+    if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
+    this.#operationCalls.add(1, attributes);
+  }
+
+  /** The request's operation name when it is one of the application's operations (a client-chosen GraphQL name is not). */
+  #operationName(ctx: RequestContext): string | undefined {
+    const name = ctx.get(OPERATION_NAME);
+    if (name === undefined) return undefined;
+    const list = this.#operations();
+    let known = this.#operationNames;
+    if (known === undefined || known.list !== list) {
+      known = { list, names: new Set(list.map((op) => op.name)) };
+      this.#operationNames = known;
+    }
+    return known.names.has(name) ? name : undefined;
+  }
+}
