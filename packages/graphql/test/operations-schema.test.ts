@@ -50,13 +50,18 @@ type BookAuthor {
   born: Int
 }
 
+input BookAuthorInput {
+  name: String!
+  born: Int
+}
+
 """A book in the catalogue"""
 input BookInput {
   id: String!
 
   """The title, as printed"""
   title: String!
-  author: BookInputAuthor!
+  author: BookAuthorInput!
   genre: Genre!
   tags: [String!]!
   publishedAt: DateTime!
@@ -64,11 +69,6 @@ input BookInput {
 
   """Page count"""
   pages: Int
-}
-
-input BookInputAuthor {
-  name: String!
-  born: Int
 }
 
 """
@@ -242,14 +242,16 @@ describe('type names', () => {
     expect(out).toContain('enum Role {');
   });
 
-  it('names a named input <Name>Input, keeping a name that already ends in Input', () => {
+  it('names an input type by its schema, adding Input only when the schema is an output type too', () => {
+    const Args = t.object({ x: t.string() }, { name: 'Args' });
     const out = sdl(
-      mutation('a', { input: t.object({ x: t.string() }, { name: 'Args' }), output: t.string() }),
+      mutation('a', { input: Args, output: t.string() }),
       mutation('b', { input: t.object({ x: t.string() }, { name: 'CreateInput' }), output: t.string() }),
       query('ping', { output: t.string() }),
     );
-    expect(out).toContain('a(input: ArgsInput!): String!');
+    expect(out).toContain('a(input: Args!): String!');
     expect(out).toContain('b(input: CreateInput!): String!');
+    expect(sdl(mutation('a', { input: t.object({ args: Args }), output: Args }), query('ping', { output: t.string() }))).toContain('input AInput {\n  args: ArgsInput!\n}');
   });
 
   it('derives nested names from the type name of the parent, named or not', () => {
@@ -257,23 +259,40 @@ describe('type names', () => {
     expect(out).toContain('type BookAuthor {');
   });
 
-  it('takes the derived name of a shared schema from the first operation by name, and from its first field by name', () => {
+  it('derives the stem from the operation name in PascalCase: get_book gives GetBookInput', () => {
+    const out = sdl(mutation('get_book', { input: t.object({ id: t.string() }), output: t.object({ id: t.string() }) }), query('ping', { output: t.string() }));
+    expect(out).toContain('get_book(input: GetBookInput!): GetBookOutput!');
+  });
+
+  it('refuses an unnamed schema used in two places, naming both and asking for .meta({ id })', () => {
     const Shared = t.object({ n: t.int32() });
-    const ops = [query('zeta', { output: t.object({ b: Shared, a: Shared }) }), query('alpha', { output: t.object({ y: Shared, x: Shared }) })];
-    const out = sdl(...ops);
-    expect(out).toContain('type AlphaOutputX {');
-    expect(out).not.toContain('ZetaOutputA');
-    expect(sdl(...ops.reverse())).toBe(out);
+    expect(refusal([query('zeta', { output: t.object({ a: Shared }) })], query('alpha', { output: t.object({ x: Shared }) }))).toBe(
+      'The same object schema, with no name, is used at operation "alpha" at output.x and at operation "zeta" at output.a: a schema used in more than one place takes no name from either, so give it one with .meta({ id })',
+    );
+  });
+
+  it('refuses an operation GraphQL does not serve that uses an unnamed schema of one it serves, as the names are the same in every protocol', () => {
+    const Shared = t.object({ n: t.int32() });
+    const restOnly = defineTestOperation({ name: 'other', output: t.object({ x: Shared }), handler: () => null });
+    expect(refusal([query('a', { output: t.object({ a: Shared }) })], restOnly)).toMatch(/^The same object schema, with no name, is used at operation "a" at output.a and at operation "other" at output.x/);
+  });
+
+  it('gives a schema the same name whatever order the operations are registered in, and whatever the other fields are named', () => {
+    const Order = t.object({ lines: t.list(t.object({ sku: t.string() })) }, { name: 'Order' });
+    const place = (field: string): Operation => mutation('placeOrder', { input: t.object({ [field]: t.list(t.object({ sku: t.string() })) }), output: Order });
+    const get = query('getOrder', { output: Order });
+    expect(sdl(get, place('lines'))).toContain('type Order {\n  lines: [OrderLines!]!\n}');
+    expect(sdl(place('lines'), get)).toBe(sdl(get, place('lines')));
+    expect(sdl(get, place('items'))).toContain('type Order {\n  lines: [OrderLines!]!\n}');
   });
 });
 
 describe('one schema, one type', () => {
-  it('makes one type of a schema several operations use', () => {
-    const Author = t.object({ name: t.string() });
+  it('makes one type of a named schema several operations use', () => {
+    const Author = t.object({ name: t.string() }, { name: 'Author' });
     const out = sdl(query('a', { output: t.object({ author: Author }) }), query('b', { output: t.object({ writer: Author }) }));
-    expect(out).toContain('type AOutput {\n  author: AOutputAuthor!\n}');
-    expect(out).toContain('type BOutput {\n  writer: AOutputAuthor!\n}');
-    expect(out).not.toContain('BOutputWriter');
+    expect(out).toContain('type AOutput {\n  author: Author!\n}');
+    expect(out).toContain('type BOutput {\n  writer: Author!\n}');
   });
 
   it('makes an output type and an input type of a schema used both ways: Book and BookInput', () => {
@@ -293,13 +312,13 @@ describe('one schema, one type', () => {
     const first = query('getBook', { output: t.object({ id: t.string() }, { name: 'Book' }) });
     const second = query('listBooks', { output: t.list(t.object({ title: t.string() }, { name: 'Book' })) });
     expect(refusal([first], second)).toBe(
-      'GraphQL operations: the type name "Book" is wanted by two different schemas, operation "getBook" at output and operation "listBooks" at output[]: give one of them another name with .meta({ id })',
+      'The type name "Book" is given to two different schemas, at operation "getBook" at output and at operation "listBooks" at output[]: give one of them another name with .meta({ id })',
     );
   });
 
   it('refuses a derived name that another schema carries', () => {
     const named = query('b', { output: t.object({ x: t.string() }, { name: 'AOutput' }) });
-    expect(refusal([named], query('a', { output: t.object({ y: t.string() }) }))).toMatch(/"AOutput" is wanted by two different schemas, operation "a" at output and operation "b" at output/);
+    expect(refusal([named], query('a', { output: t.object({ y: t.string() }) }))).toMatch(/"AOutput" is given to two different schemas, at operation "a" at output and at operation "b" at output/);
   });
 
   it('refuses a schema used both ways whose name ends in Input', () => {
@@ -311,7 +330,7 @@ describe('one schema, one type', () => {
 
   it('does not register an operation it refuses', () => {
     const { app } = appWith([query('getBook', { output: t.object({ id: t.string() }, { name: 'Book' }) })]);
-    expect(() => app.operation(query('other', { output: t.object({ x: t.string() }, { name: 'Book' }) }))).toThrow(/"Book" is wanted by two different schemas/);
+    expect(() => app.operation(query('other', { output: t.object({ x: t.string() }, { name: 'Book' }) }))).toThrow(/"Book" is given to two different schemas/);
     expect(app.getPlugin<GraphQLPlugin>('graphql')!.printSchema()).not.toContain('other');
   });
 });

@@ -1,5 +1,5 @@
 import type { Operation } from '@fw/core';
-import { byName } from '@fw/core/plugin';
+import { byName, type TypeNames } from '@fw/core/plugin';
 import {
   GraphQLList,
   GraphQLNonNull,
@@ -39,10 +39,11 @@ export interface OperationSchema {
  * types beside its own. A field or type name the user's schema already has is an error naming
  * both. Types are listed by name, so the printed schema does not depend on registration order.
  * A schema with no query type is returned as it is (operations may still be being registered);
- * the caller decides when that is an error.
+ * the caller decides when that is an error. `names` names every object and enum (`typeNames` of
+ * all the app's operations).
  */
-export function buildOperationSchema(user: GraphQLSchema | undefined, operations: readonly Operation[]): OperationSchema {
-  const generated = buildOperationTypes(operations);
+export function buildOperationSchema(user: GraphQLSchema | undefined, operations: readonly Operation[], names: TypeNames): OperationSchema {
+  const generated = buildOperationTypes(operations, names);
   let schema: GraphQLSchema;
   if (user === undefined) {
     const query = rootType('Query', generated.query);

@@ -1,5 +1,5 @@
 import { type InputOrigin, type Operation, type RequestContext, type TypeShape } from '@fw/core';
-import { runOperation } from '@fw/core/plugin';
+import { runOperation, typeNames } from '@fw/core/plugin';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildOperationSchema, type OperationSchema } from './schema.js';
 
@@ -54,12 +54,15 @@ export class OperationSchemas implements SchemaSource {
   /**
    * Checks that `op` can join the served operations (for `host.onOperation`, before it is
    * registered): its types map, and no name clashes with another operation or the user's schema.
+   * Any operation is checked for the names of its schemas, which every protocol shares: one that
+   * GraphQL does not serve can still use an unnamed schema of one it serves.
    */
   check(op: Operation): void {
+    const registered = this.#operations();
+    const all = registered.includes(op) ? registered : [...registered, op];
+    const names = typeNames(all);
     if (op.graphql === undefined) return;
-    const all = this.#operations();
-    const ops = graphqlOperations(all.includes(op) ? all : [...all, op]);
-    this.#checked = { ops, built: buildOperationSchema(this.#user, ops) };
+    this.#checked = { ops: graphqlOperations(all), built: buildOperationSchema(this.#user, graphqlOperations(all), names) };
   }
 
   current(): ServedSchema {
@@ -82,7 +85,7 @@ export class OperationSchemas implements SchemaSource {
       return { schema: this.#user, rootFor: undefined };
     }
     const checked = this.#checked;
-    const built = checked !== undefined && sameList(ops, checked.ops) ? checked.built : buildOperationSchema(this.#user, ops);
+    const built = checked !== undefined && sameList(ops, checked.ops) ? checked.built : buildOperationSchema(this.#user, ops, typeNames(this.#operations()));
     this.#checked = undefined;
     if (built.schema.getQueryType() == null) {
       throw new Error(

@@ -1,5 +1,5 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
-import { byName, operationError, pascalCase, typeStem, unwrapNullable } from '@fw/core/plugin';
+import { byName, operationError, unwrapNullable, type TypeNames } from '@fw/core/plugin';
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -72,6 +72,15 @@ class TypeBuilder {
   readonly claims = new Map<string, Claim>();
   readonly bySource = { output: new Map<object, GraphQLNamedType>(), input: new Map<object, GraphQLNamedType>() };
 
+  /**
+   * @param names Every schema's name (`typeNames` of all the app's operations).
+   * @param outputs The object schemas the operations answer with: used as input too, one is two types.
+   */
+  constructor(
+    readonly names: TypeNames,
+    readonly outputs: ReadonlySet<object>,
+  ) {}
+
   private claim(op: Operation, path: string, name: string, source: object, make: () => GraphQLNamedType): GraphQLNamedType {
     if (!isGraphQLName(name)) {
       throw operationError(op, path, `"${name}" is not a valid GraphQL type name (letters, digits and _, not starting with a digit or __): name the schema with .meta({ id })`);
@@ -101,85 +110,88 @@ class TypeBuilder {
   }
 
   /** The output type of a shape, non-null unless the shape is nullable. */
-  output(op: Operation, shape: TypeShape, derived: string, path: string): GraphQLOutputType {
-    if (shape.kind === 'nullable') return this.nullableOutput(op, unwrapNullable(shape).type, derived, path);
-    return new GraphQLNonNull(this.nullableOutput(op, shape, derived, path));
+  output(op: Operation, shape: TypeShape, path: string): GraphQLOutputType {
+    if (shape.kind === 'nullable') return this.nullableOutput(op, unwrapNullable(shape).type, path);
+    return new GraphQLNonNull(this.nullableOutput(op, shape, path));
   }
 
-  private nullableOutput(op: Operation, shape: TypeShape, derived: string, path: string): Exclude<GraphQLOutputType, GraphQLNonNull<never>> {
+  private nullableOutput(op: Operation, shape: TypeShape, path: string): Exclude<GraphQLOutputType, GraphQLNonNull<never>> {
     switch (shape.kind) {
       case 'scalar':
         return this.scalar(op, shape.scalar, path);
       case 'enum':
-        return this.enumeration(op, shape, derived, path);
+        return this.enumeration(op, shape, path);
       case 'object':
-        return this.object(op, shape, derived, path);
+        return this.object(op, shape, path);
       case 'list':
-        return new GraphQLList(this.output(op, shape.of, derived, `${path}[]`));
+        return new GraphQLList(this.output(op, shape.of, `${path}[]`));
       case 'nullable':
-        return this.nullableOutput(op, unwrapNullable(shape).type, derived, path);
+        return this.nullableOutput(op, unwrapNullable(shape).type, path);
       case 'map':
         throw mapError(op, path);
     }
   }
 
   /** The input type of a shape, non-null unless the shape is nullable. */
-  input(op: Operation, shape: TypeShape, derived: string, path: string): GraphQLInputType {
-    if (shape.kind === 'nullable') return this.nullableInput(op, unwrapNullable(shape).type, derived, path);
-    return new GraphQLNonNull(this.nullableInput(op, shape, derived, path));
+  input(op: Operation, shape: TypeShape, path: string): GraphQLInputType {
+    if (shape.kind === 'nullable') return this.nullableInput(op, unwrapNullable(shape).type, path);
+    return new GraphQLNonNull(this.nullableInput(op, shape, path));
   }
 
-  private nullableInput(op: Operation, shape: TypeShape, derived: string, path: string): Exclude<GraphQLInputType, GraphQLNonNull<never>> {
+  private nullableInput(op: Operation, shape: TypeShape, path: string): Exclude<GraphQLInputType, GraphQLNonNull<never>> {
     switch (shape.kind) {
       case 'scalar':
         return this.scalar(op, shape.scalar, path);
       case 'enum':
-        return this.enumeration(op, shape, derived, path);
+        return this.enumeration(op, shape, path);
       case 'object':
-        return this.inputObject(op, shape, derived, path);
+        return this.inputObject(op, shape, path);
       case 'list':
-        return new GraphQLList(this.input(op, shape.of, derived, `${path}[]`));
+        return new GraphQLList(this.input(op, shape.of, `${path}[]`));
       case 'nullable':
-        return this.nullableInput(op, unwrapNullable(shape).type, derived, path);
+        return this.nullableInput(op, unwrapNullable(shape).type, path);
       case 'map':
         throw mapError(op, path);
     }
   }
 
-  /** The object type of a shape: one per schema, named by the schema or `derived`. */
-  object(op: Operation, shape: ObjectShape, derived: string, path: string): GraphQLObjectType {
+  /** The object type of a shape: one per schema, named by `typeNames`. */
+  object(op: Operation, shape: ObjectShape, path: string): GraphQLObjectType {
     const known = this.bySource.output.get(shape.source);
     if (known !== undefined) return known as GraphQLObjectType;
-    const name = shape.name ?? derived;
+    const name = this.names.nameOf(shape);
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
     const type = this.claim(op, path, name, shape.source, () => new GraphQLObjectType({ name, description: shape.description, fields: () => inSchemaOrder(shape, fields) }));
     this.bySource.output.set(shape.source, type);
     for (const [field, fieldPath] of checkedFields(op, shape, path)) {
-      const fieldType = this.output(op, field.type, name + pascalCase(field.name), fieldPath);
+      const fieldType = this.output(op, field.type, fieldPath);
       fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field) };
     }
     return type as GraphQLObjectType;
   }
 
-  /** The input object type of a shape: one per schema, named `<name>Input` or `derived`. */
-  inputObject(op: Operation, shape: ObjectShape, derived: string, path: string): GraphQLInputObjectType {
+  /**
+   * The input object type of a shape: one per schema, named by `typeNames`, with `Input` added
+   * when the schema is an output type too.
+   */
+  inputObject(op: Operation, shape: ObjectShape, path: string): GraphQLInputObjectType {
     const known = this.bySource.input.get(shape.source);
     if (known !== undefined) return known as GraphQLInputObjectType;
-    const name = shape.name === undefined ? derived : inputTypeName(shape.name);
+    const name = this.outputs.has(shape.source) ? inputTypeName(this.names.nameOf(shape)) : this.names.nameOf(shape);
     const fields: GraphQLInputFieldConfigMap = {};
     const type = this.claim(op, path, name, shape.source, () => new GraphQLInputObjectType({ name, description: shape.description, fields: () => inSchemaOrder(shape, fields) }));
     this.bySource.input.set(shape.source, type);
     for (const [field, fieldPath] of checkedFields(op, shape, path)) {
-      const fieldType = this.input(op, field.type, name + pascalCase(field.name), fieldPath);
+      const fieldType = this.input(op, field.type, fieldPath);
       fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field) };
     }
     return type as GraphQLInputObjectType;
   }
 
-  private enumeration(op: Operation, shape: EnumShape, derived: string, path: string): GraphQLEnumType {
+  private enumeration(op: Operation, shape: EnumShape, path: string): GraphQLEnumType {
     const known = this.bySource.output.get(shape.source);
     if (known !== undefined) return known as GraphQLEnumType;
-    const name = shape.name ?? derived;
+    const name = this.names.nameOf(shape);
     if (shape.values.length === 0) throw operationError(op, path, 'an enum with no values cannot map to GraphQL');
     const values: GraphQLEnumValueConfigMap = {};
     for (const value of shape.values) {
@@ -201,28 +213,23 @@ class TypeBuilder {
 
   /** The root field of an operation: `name(input: <X>Input!): <output>`. */
   field(op: Operation): GraphQLFieldConfig<unknown, unknown> {
-    const stem = typeStem(op);
     if (!isGraphQLName(op.name)) throw operationError(op, 'name', `"${op.name}" is not a valid GraphQL field name (letters, digits and _, not starting with a digit or __)`);
     const kind = op.graphql?.type;
     if (kind !== 'query' && kind !== 'mutation') throw operationError(op, 'graphql.type', `must be "query" or "mutation", got ${JSON.stringify(kind)}`);
     if (op.input.kind !== 'object') throw operationError(op, 'input', 'the input must be an object');
     const args: GraphQLFieldConfig<unknown, unknown>['args'] = {};
     if (op.input.fields.length > 0) {
-      const input = this.inputObject(op, op.input, `${stem}Input`, 'input');
+      const input = this.inputObject(op, op.input, 'input');
       // Optional as a whole when every field is.
       args.input = { type: op.input.fields.every((field) => field.optional) ? input : new GraphQLNonNull(input) };
     }
-    const output = op.output;
-    // The items of a top-level list are `<Stem>OutputItem`; anything else is `<Stem>Output`.
-    const derived = unwrapNullable(output).type.kind === 'list' ? `${stem}OutputItem` : `${stem}Output`;
-    return { type: this.output(op, output, derived, 'output'), args, description: op.description };
+    return { type: this.output(op, op.output, 'output'), args, description: op.description };
   }
 }
 
 /**
- * An object's fields with their paths, checked, in name order: nested schemas take their derived
- * names from their first use, so visiting by name keeps those names when keys are reordered.
- * The type lists its fields in the schema's order (`inSchemaOrder`).
+ * An object's fields with their paths, checked, in name order, so that an error names the same
+ * path whatever the order of keys. The type lists its fields in the schema's order (`inSchemaOrder`).
  */
 function checkedFields(op: Operation, shape: ObjectShape, path: string): Array<[FieldShape, string]> {
   if (shape.fields.length === 0) {
@@ -266,15 +273,17 @@ function describeField(field: FieldShape): string | undefined {
 }
 
 /**
- * Maps the operations that name GraphQL to root fields and types. Operations are visited in name
- * order, the input of each before its output, so that a schema used by several operations takes
- * the same derived name whatever order they were registered in.
+ * Maps the operations that name GraphQL to root fields and types, each object and enum named by
+ * `names` (`typeNames` of all the app's operations, so that a schema has one name in every
+ * protocol). Operations are visited in name order, so an error names the same operation and path
+ * whatever order they were registered in.
  */
-export function buildOperationTypes(operations: readonly Operation[]): OperationTypes {
-  const builder = new TypeBuilder();
+export function buildOperationTypes(operations: readonly Operation[], names: TypeNames): OperationTypes {
+  const graphql = [...operations].filter((op) => op.graphql !== undefined).sort(byName);
+  const builder = new TypeBuilder(names, outputObjects(graphql));
   const query: OperationField[] = [];
   const mutation: OperationField[] = [];
-  for (const op of [...operations].sort(byName)) {
+  for (const op of graphql) {
     const config = builder.field(op);
     (op.graphql!.type === 'query' ? query : mutation).push({ operation: op, config });
   }
@@ -285,4 +294,18 @@ export function buildOperationTypes(operations: readonly Operation[]): Operation
     origins.set(name, claim.where);
   }
   return { query, mutation, types, origins };
+}
+
+/** The object schemas the operations' outputs hold, at any depth. */
+function outputObjects(operations: readonly Operation[]): Set<object> {
+  const found = new Set<object>();
+  const visit = (shape: TypeShape): void => {
+    if (shape.kind === 'object') {
+      if (found.has(shape.source)) return;
+      found.add(shape.source);
+      for (const field of shape.fields) visit(field.type);
+    } else if (shape.kind === 'list' || shape.kind === 'nullable' || shape.kind === 'map') visit(shape.of);
+  };
+  for (const op of operations) visit(op.output);
+  return found;
 }
