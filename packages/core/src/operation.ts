@@ -25,6 +25,11 @@ export interface FieldShape {
   /** The key may be absent. */
   readonly optional: boolean;
   readonly description?: string | undefined;
+  /** Clients should stop using the field (`deprecationReason` says why, when given). */
+  readonly deprecated?: boolean | undefined;
+  readonly deprecationReason?: string | undefined;
+  /** On the input side, the value the field takes when it is left out, when that is a constant JSON value. */
+  readonly default?: { readonly value: unknown } | undefined;
 }
 
 /**
@@ -33,7 +38,13 @@ export interface FieldShape {
  * source are one named type.
  */
 export type TypeShape =
-  | { readonly kind: 'scalar'; readonly scalar: ScalarKind; readonly description?: string | undefined }
+  | {
+      readonly kind: 'scalar';
+      readonly scalar: ScalarKind;
+      readonly description?: string | undefined;
+      /** A string that identifies something, opaque to clients (a protocol may have a type of its own for it). */
+      readonly identifier?: boolean | undefined;
+    }
   | {
       readonly kind: 'enum';
       readonly name: string | undefined;
