@@ -304,6 +304,64 @@ describe('descriptions', () => {
   });
 });
 
+describe('what a field carries besides its type', () => {
+  it("leaves an object's or enum's description on its type, not on each field that uses it", () => {
+    const Author = z.object({ name: z.string() }).meta({ id: 'Author', description: 'A writer' });
+    const Genre = z.enum(['A', 'B']).describe('A genre');
+    const shape = outputOf(z.object({ author: Author, genre: Genre, status: z.union([z.literal('x'), z.literal('y')]).describe('A status') })) as ObjectShape;
+    expect(shape.fields.map((f) => f.description)).toEqual([undefined, undefined, undefined]);
+    expect(shape.fields.map((f) => f.type.description)).toEqual(['A writer', 'A genre', 'A status']);
+  });
+
+  it('are deprecated by .meta({ deprecated: true }) or a deprecationReason, on the field, a wrapper or the type', () => {
+    const shape = inputOf(
+      z.object({
+        plain: z.string(),
+        flag: z.string().optional().meta({ deprecated: true }),
+        reason: z.string().meta({ deprecationReason: 'Use title' }).optional(),
+        both: z.number().meta({ deprecated: true, deprecationReason: 'Gone' }).default(1),
+      }),
+    );
+    expect(shape.fields.map(({ name, deprecated, deprecationReason }) => ({ name, deprecated, deprecationReason }))).toEqual([
+      { name: 'plain', deprecated: undefined, deprecationReason: undefined },
+      { name: 'flag', deprecated: true, deprecationReason: undefined },
+      { name: 'reason', deprecated: true, deprecationReason: 'Use title' },
+      { name: 'both', deprecated: true, deprecationReason: 'Gone' },
+    ]);
+  });
+
+  it('carry the default of an input field when it is a constant JSON value, never on output', () => {
+    let n = 0;
+    const schema = z.object({
+      limit: z.int().default(20),
+      tags: z.array(z.string()).default(['a']),
+      sort: z.enum(['ASC', 'DESC']).default('ASC').optional(),
+      at: z.date().default(() => new Date(0)),
+      id: z.string().default(() => String(n++)),
+      none: z.string().optional(),
+    });
+    expect(inputOf(schema).fields.map((f) => [f.name, f.default])).toEqual([
+      ['limit', { value: 20 }],
+      ['tags', { value: ['a'] }],
+      ['sort', { value: 'ASC' }],
+      ['at', undefined],
+      ['id', undefined],
+      ['none', undefined],
+    ]);
+    expect((outputOf(schema) as ObjectShape).fields.every((f) => f.default === undefined)).toBe(true);
+  });
+
+  it("mark a string as an identifier with .meta({ graphql: { type: 'ID' } }), and refuse another graphql type", () => {
+    const shape = inputOf(z.object({ id: z.string().meta({ graphql: { type: 'ID' } }), ids: z.array(z.uuid().meta({ graphql: { type: 'ID' } })), name: z.string() }));
+    expect(shape.fields.map((f) => f.type)).toEqual([
+      { kind: 'scalar', scalar: 'string', identifier: true },
+      { kind: 'list', of: { kind: 'scalar', scalar: 'string', identifier: true } },
+      { kind: 'scalar', scalar: 'string' },
+    ]);
+    expect(() => inputOf(z.object({ id: z.string().meta({ graphql: 'ID' }) }))).toThrow(/input\.id: \.meta\(\{ graphql \}\) on a string must be \{ type: 'ID' \}, got "ID"/);
+  });
+});
+
 describe('shapes per schema and direction', () => {
   it('are the same object for the same schema, across operations', () => {
     const Book = z.object({ title: z.string(), year: z.int32().default(2000) });

@@ -1,6 +1,6 @@
 import type { FieldShape, ObjectShape, TypeShape } from '@fw/core';
 import { numberKind } from './number-kind.js';
-import { child, descriptionOf, enumValues, idOf, isZod4, kindOf, TRANSPARENT, type ZodDef, type ZodNode } from './zod4.js';
+import { child, descriptionOf, enumValues, idOf, isZod4, kindOf, metaOf, TRANSPARENT, type ZodDef, type ZodNode } from './zod4.js';
 
 /**
  * zod 4 → core's `TypeShape`: the protocol-neutral description GraphQL types, proto messages and
@@ -75,7 +75,7 @@ class ShapeBuilder {
         return this.build(this.#side(node, path), path, position);
       case 'string':
       case 'template_literal':
-        return described({ kind: 'scalar', scalar: 'string' }, node);
+        return described(identifierOf(node, path) ? { kind: 'scalar', scalar: 'string', identifier: true } : { kind: 'scalar', scalar: 'string' }, node);
       case 'number':
       case 'int':
         return described({ kind: 'scalar', scalar: numberKind(node) }, node);
@@ -189,9 +189,15 @@ class ShapeBuilder {
       const fieldPath = `${path}.${name}`;
       if (!isZod4(schema)) throw new ShapeError(fieldPath, 'is not a zod 4 schema');
       const optional = this.direction === 'input' ? schema._zod.optin !== undefined : schema._zod.optout === 'optional';
-      const field: FieldShape = { name, type: this.build(schema, fieldPath, 'field'), optional };
+      const field: { -readonly [K in keyof FieldShape]: FieldShape[K] } = { name, type: this.build(schema, fieldPath, 'field'), optional };
       const description = this.#fieldDescription(schema);
-      fields.push(Object.freeze(description === undefined ? field : { ...field, description }));
+      if (description !== undefined) field.description = description;
+      Object.assign(field, deprecationOf(schema, this.direction));
+      if (this.direction === 'input') {
+        const value = defaultOf(schema);
+        if (value !== undefined) field.default = value;
+      }
+      fields.push(Object.freeze(field));
     }
     this.#building.delete(node);
     const shape = described({ kind: 'object', name: idOf(node), fields: Object.freeze(fields), source: node }, node);
@@ -199,10 +205,14 @@ class ShapeBuilder {
     return shape;
   }
 
-  /** The first description on the way from a field's schema through its wrappers to its type. */
+  /**
+   * The first description on the way from a field's schema through its wrappers to its type; not
+   * that of an object or enum, which is its type's own and is not copied onto every field using it.
+   */
   #fieldDescription(schema: ZodNode): string | undefined {
     let node: ZodNode | undefined = schema;
     while (node !== undefined) {
+      if (isNamedType(node)) return undefined;
       const description = descriptionOf(node);
       if (description !== undefined) return description;
       const def: ZodDef = node._zod.def;
@@ -212,6 +222,88 @@ class ShapeBuilder {
     }
     return undefined;
   }
+}
+
+/** Whether a schema is one that becomes a named type (an object, an enum), whose description is the type's. */
+function isNamedType(node: ZodNode): boolean {
+  const def = node._zod.def;
+  if (def.type === 'object' || def.type === 'enum' || def.type === 'literal') return true;
+  if (def.type !== 'union' || !Array.isArray(def.options)) return false;
+  const present = (def.options as unknown[]).filter(isZod4).filter((option) => option._zod.def.type !== 'null');
+  return present.length > 1 && present.every((option) => option._zod.def.type === 'enum' || option._zod.def.type === 'literal');
+}
+
+/** The nodes from a field's schema through its wrappers to its type (the side a pipe shows in `direction`). */
+function* wrappers(schema: ZodNode, direction: Direction): Generator<ZodNode> {
+  let node: ZodNode | undefined = schema;
+  while (node !== undefined) {
+    yield node;
+    const def: ZodDef = node._zod.def;
+    if (def.type === 'optional' || def.type === 'nullable' || TRANSPARENT.has(def.type)) node = child(def, 'innerType');
+    else if (def.type === 'pipe') node = child(def, direction === 'input' ? 'in' : 'out');
+    else node = undefined;
+  }
+}
+
+/**
+ * A field's deprecation: `.meta({ deprecated: true })` or `.meta({ deprecationReason: '...' })`
+ * (which implies it) on the field's schema, one of its wrappers, or its type.
+ */
+function deprecationOf(schema: ZodNode, direction: Direction): Pick<FieldShape, 'deprecated' | 'deprecationReason'> {
+  let deprecated = false;
+  let reason: string | undefined;
+  for (const node of wrappers(schema, direction)) {
+    const meta = metaOf(node) as Readonly<Record<string, unknown>> | undefined;
+    if (meta === undefined) continue;
+    if (meta.deprecated === true) deprecated = true;
+    if (reason === undefined && typeof meta.deprecationReason === 'string') {
+      deprecated = true;
+      reason = meta.deprecationReason;
+    }
+  }
+  if (!deprecated) return {};
+  return reason === undefined ? { deprecated } : { deprecated, deprecationReason: reason };
+}
+
+/**
+ * The value an input field left out takes (`.default(20)`), when it is a constant JSON value:
+ * zod computes a default each time it is read, so a default made by a function that gives another
+ * value each time (a date, an id) is no constant and is left out, as is anything JSON cannot say.
+ */
+function defaultOf(schema: ZodNode): { readonly value: unknown } | undefined {
+  for (const node of wrappers(schema, 'input')) {
+    const def = node._zod.def;
+    if (def.type !== 'default') continue;
+    const read = (): string | undefined => {
+      try {
+        const value: unknown = def.defaultValue;
+        return isJsonValue(value) ? JSON.stringify(value) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const first = read();
+    if (first === undefined || read() !== first) return undefined;
+    return Object.freeze({ value: JSON.parse(first) as unknown });
+  }
+  return undefined;
+}
+
+function isJsonValue(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  if (typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(isJsonValue);
+}
+
+/** Whether a string schema is an identifier: `.meta({ graphql: { type: 'ID' } })`; any other `graphql.type` is a mistake. */
+function identifierOf(node: ZodNode, path: string): boolean {
+  const graphql = (metaOf(node) as Readonly<Record<string, unknown>> | undefined)?.graphql;
+  if (graphql === undefined) return false;
+  const type = typeof graphql === 'object' && graphql !== null ? (graphql as Record<string, unknown>).type : undefined;
+  if (type !== 'ID') throw new ShapeError(path, `.meta({ graphql }) on a string must be { type: 'ID' }, got ${JSON.stringify(graphql)}`);
+  return true;
 }
 
 /** `shape` with the schema's description, if it has one; frozen (shapes are shared). */
