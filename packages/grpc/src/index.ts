@@ -48,3 +48,5 @@ export type {
   GrpcUnaryCall,
   GrpcUnaryHandler,
 } from './types.js';
+export { findProtoChanges } from './operations/breaking.js';
+export type { ProtoBreak, ProtoChange } from './operations/breaking.js';
