@@ -1,17 +1,20 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { resolveConfig, type ApplicationConfig } from './config.js';
 import { Context, type ContextSettings } from './context.js';
 import { HTTPError } from './http-error.js';
 import { asServerResponse, createInjectRequest, InjectResponseWriter, type InjectRequest, type InjectResponse } from './internal/inject.js';
 import { createLogger, type LogFunction } from './internal/logging.js';
+import { linkStreamHost } from './internal/stream-host.js';
 import { RESOLVED } from './internal/resolved.js';
 import { ASSERT_FREE } from './internal/symbols.js';
 import { isOperation, operationRoute, type Operation } from './operation.js';
 import { Pipeline } from './pipeline.js';
-import { createPluginHost, type ListenInfo, type Plugin, type PluginHost, type ResponseHook } from './plugin-host.js';
+import { createPluginHost, type ListenInfo, type Plugin, type PluginHost, type ResponseHook, type UpgradeHandler } from './plugin-host.js';
 import { Responder, type ErrorHandler } from './responder.js';
 import { ROUTE_VERBS, Router, type RouteMethod, type RouteVerb } from './router.js';
 import { NodeServer, trackRequest } from './server.js';
+import { StreamRegistry } from './stream-registry.js';
 import type { AnyMiddleware, Middleware, Route, RouteDefinition, RouteMatch } from './types.js';
 
 export type { ApplicationConfig, ErrorHandler, ListenInfo, Plugin, PluginHost, RouteMethod };
@@ -55,6 +58,7 @@ export class Application {
   readonly #plugins = new Map<string, Plugin>();
   #operations: readonly Operation[] = Object.freeze([]);
   readonly #operationHooks: Array<(op: Operation) => void> = [];
+  readonly #upgrades = new Map<string, UpgradeHandler>();
 
   constructor(config: ApplicationConfig = {}) {
     const resolved = resolveConfig(config);
@@ -64,8 +68,18 @@ export class Application {
     this.#listenHost = resolved.host;
     this.#log = createLogger(config.onLog);
     this.#pipeline = new Pipeline(this.#root, resolved.methodNotAllowed);
-    const hooks = { listenHooks: [], closeHooks: [], closedHooks: [], responseHooks: [] as ResponseHook[] };
-    this.#server = new NodeServer({ ...resolved, ...hooks, log: this.#log });
+    const streams = new StreamRegistry(resolved.streams);
+    linkStreamHost(this.#settings, { registry: streams, log: this.#log });
+    // Open streams end first when the app closes (each with its reconnect hint), and close() waits
+    // for their handlers to finish, as long as it waits for requests.
+    const closeStreams = (): Promise<void> => streams.closeAll(resolved.closeTimeout);
+    const hooks = {
+      listenHooks: [() => streams.reopen()] as Array<(info: ListenInfo) => unknown>,
+      closeHooks: [closeStreams] as Array<() => unknown>,
+      closedHooks: [],
+      responseHooks: [] as ResponseHook[],
+    };
+    this.#server = new NodeServer({ ...resolved, ...hooks, log: this.#log, upgrade: this.#upgrade, takesUpgrades: () => this.#upgrades.size > 0 });
     this.#responder = new Responder(this.#log, () => this.#server.closing, hooks.responseHooks);
     const pipeline = this.#pipeline;
     this.#host = createPluginHost({
@@ -81,6 +95,12 @@ export class Application {
       onOperation: (hook) => {
         for (const op of this.#operations) hook(op);
         this.#operationHooks.push(hook);
+      },
+      openStream: (options) => streams.open(options),
+      streams: resolved.streams,
+      onUpgrade: (path, handler) => {
+        if (this.#upgrades.has(path)) throw new Error(`Upgrades on ${path} are already taken`);
+        this.#upgrades.set(path, handler);
       },
     });
     // The verbs register on the root router and return the application; bound to it, as they are
@@ -194,6 +214,26 @@ export class Application {
     else pending.then(() => responder.finish(ctx), (err: unknown) => responder.fail(ctx, err));
   };
 
+  /**
+   * The node 'upgrade' listener: hands the request to the plugin that took its path, or refuses it
+   * (404; 503 while closing) and closes the socket. Attached only while some plugin takes upgrades.
+   */
+  readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const handler = this.#server.closing ? undefined : this.#upgrades.get(q === -1 ? url : url.slice(0, q));
+    if (handler === undefined) {
+      refuseUpgrade(socket, this.#server.closing ? 503 : 404);
+      return;
+    }
+    try {
+      handler(req, socket, head);
+    } catch (err) {
+      this.#log(`Error while upgrading ${url}`, err);
+      refuseUpgrade(socket, 500);
+    }
+  };
+
   /** Sends a request through the whole pipeline in-process, without a socket. */
   async inject(request: InjectRequest | string): Promise<InjectResponse> {
     const req = createInjectRequest(typeof request === 'string' ? { url: request } : request);
@@ -231,4 +271,18 @@ export class Application {
   close(): Promise<void> {
     return this.#server.close();
   }
+}
+
+const UPGRADE_TEXT: Record<number, string> = { 404: 'Not Found', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+
+/** Answers an upgrade request nobody takes with a bare status, and closes its socket. */
+function refuseUpgrade(socket: Duplex, status: number): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: true, message: UPGRADE_TEXT[status] ?? 'Error', code: status });
+  socket.end(`HTTP/1.1 ${status} ${UPGRADE_TEXT[status] ?? 'Error'}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.once('error', () => undefined);
+  setTimeout(() => socket.destroy(), 1000).unref();
 }

@@ -37,7 +37,44 @@ export interface ApplicationConfig {
    * process; only when the process has no `unhandledRejection` listener of its own. @default true
    */
   logUnhandledRejections?: boolean;
+  /** Limits and timing of streams (server-sent events, and every protocol's streams). */
+  streams?: StreamsConfig;
 }
+
+/** Limits and timing of streams, shared by every transport (`ApplicationConfig.streams`). */
+export interface StreamsConfig {
+  /** How often an idle stream sends a keep-alive (an SSE comment line, a WebSocket ping), in ms; 0 sends none. @default 15000 */
+  heartbeat?: number;
+  /** The reconnection delay a stream tells its client (SSE `retry:`), in ms. @default 3000 */
+  retry?: number;
+  /** Open streams per client key (the client address behind `trustProxy`); one more is answered 429. @default 100 */
+  maxPerClient?: number;
+  /** Open streams in total; one more is answered 429. @default 10000 */
+  maxOpen?: number;
+  /** The longest a stream stays open, in ms; it is then ended with a reconnect hint. 0: no limit. @default 3600000 (one hour) */
+  maxDuration?: number;
+  /** The largest event, in bytes once serialised; a larger one ends the stream with an internal error. @default 1048576 (1 MiB) */
+  maxEventBytes?: number;
+  /** The most bytes a stream holds unsent for a client that reads slowly; past this, the stream is ended. @default 1048576 (1 MiB) */
+  maxBufferedBytes?: number;
+  /** How long a stream waits for a client that stopped reading (its data unsent) before ending it, in ms. @default 30000 */
+  stallTimeout?: number;
+}
+
+/** `StreamsConfig` with every default applied. */
+export type ResolvedStreamsConfig = Readonly<Required<StreamsConfig>>;
+
+/** The defaults of `ApplicationConfig.streams`. */
+export const STREAM_DEFAULTS: ResolvedStreamsConfig = Object.freeze({
+  heartbeat: 15_000,
+  retry: 3_000,
+  maxPerClient: 100,
+  maxOpen: 10_000,
+  maxDuration: 3_600_000,
+  maxEventBytes: 1_048_576,
+  maxBufferedBytes: 1_048_576,
+  stallTimeout: 30_000,
+});
 
 /** The configuration with every default applied and every number checked. */
 export interface ResolvedConfig {
@@ -49,6 +86,34 @@ export interface ResolvedConfig {
   closeTimeout: number;
   timeouts: Required<TimeoutConfig>;
   logUnhandledRejections: boolean;
+  streams: ResolvedStreamsConfig;
+}
+
+/** The longest delay a node timer takes (about 24.8 days); longer ones fire at once. */
+const MAX_TIMER = 2_147_483_647;
+
+/** A duration in ms where 0 turns the feature off. */
+function duration(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new TypeError(`${name} must be a number of milliseconds (0 for none), got ${String(value)}`);
+  return Math.min(value, MAX_TIMER);
+}
+
+/** Applies the stream defaults; a number out of range throws a TypeError naming the option. */
+export function resolveStreams(config: StreamsConfig | undefined): ResolvedStreamsConfig {
+  if (config === undefined) return STREAM_DEFAULTS;
+  if (typeof config !== 'object' || config === null) throw new TypeError(`streams must be an object, got ${config === null ? 'null' : typeof config}`);
+  const d = STREAM_DEFAULTS;
+  return Object.freeze({
+    heartbeat: duration('streams.heartbeat', config.heartbeat, d.heartbeat),
+    retry: positiveInteger('streams.retry', config.retry, d.retry),
+    maxPerClient: positiveInteger('streams.maxPerClient', config.maxPerClient, d.maxPerClient),
+    maxOpen: positiveInteger('streams.maxOpen', config.maxOpen, d.maxOpen),
+    maxDuration: duration('streams.maxDuration', config.maxDuration, d.maxDuration),
+    maxEventBytes: positiveInteger('streams.maxEventBytes', config.maxEventBytes, d.maxEventBytes),
+    maxBufferedBytes: positiveInteger('streams.maxBufferedBytes', config.maxBufferedBytes, d.maxBufferedBytes),
+    stallTimeout: Math.min(positive('streams.stallTimeout', config.stallTimeout, d.stallTimeout), MAX_TIMER),
+  });
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -93,5 +158,6 @@ export function resolveConfig(config: ApplicationConfig): ResolvedConfig {
       keepAlive: positive('timeouts.keepAlive', config.timeouts?.keepAlive, 5_000),
     },
     logUnhandledRejections: config.logUnhandledRejections ?? true,
+    streams: resolveStreams(config.streams),
   };
 }

@@ -2,7 +2,10 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
 import { clientIp, type TrustProxy } from './internal/client-ip.js';
-import { FLUSH, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE } from './internal/symbols.js';
+import { streamHostOf } from './internal/stream-host.js';
+import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE } from './internal/symbols.js';
+import { SseStream, type SSEOptions } from './sse.js';
+import { toStreamEvent, type StreamEvent, type Tracked } from './stream.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
 import { ContextVariables, type ContextKey, type RequestContext, type TraceAttributes, type TraceInfo, type TraceSpan } from './request-context.js';
 import type { HTTPMethod, Route } from './types.js';
@@ -74,6 +77,9 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   #bodyRead = false;
   #state: Record<string, unknown> | undefined = undefined;
   #variables: ContextVariables | undefined = undefined;
+  /** Made when `signal` is first read (or a stream ends): a request that never reads it pays nothing. */
+  #abort: AbortController | undefined = undefined;
+  #abortReason: unknown = undefined;
   readonly #queryStart: number;
 
   constructor(req: IncomingMessage, res: ServerResponse, settings: ContextSettings) {
@@ -139,6 +145,81 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   set<T>(key: ContextKey<T>, value: NoInfer<T>): this {
     (this.#variables ??= new ContextVariables()).set(key, value);
     return this;
+  }
+
+  /**
+   * Aborts when the client leaves before the response is complete, when a stream served from this
+   * request ends (its client left, the app closed, `streams.maxDuration` passed), so that work done
+   * for the request stops. Made on first read.
+   * @example
+   * for await (const e of bus.subscribe('orders', { signal: ctx.signal })) yield e;
+   */
+  get signal(): AbortSignal {
+    let controller = this.#abort;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#abort = controller;
+      const res = this.res;
+      if (this.#abortReason !== undefined) controller.abort(this.#abortReason);
+      else if (res.destroyed && !res.writableFinished) controller.abort(clientLeft());
+      else if (typeof res.once === 'function') {
+        res.once('close', () => {
+          if (!res.writableFinished) this[ABORT](clientLeft());
+        });
+      }
+    }
+    return controller.signal;
+  }
+
+  /** @internal Aborts `signal` with `reason` (kept for a signal read later). */
+  [ABORT](reason: unknown): void {
+    if (this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    const controller = this.#abort;
+    if (controller !== undefined && !controller.signal.aborted) controller.abort(reason);
+  }
+
+  /** @internal A server-sent events stream for this request, registered with the app's limits (throws 429/503). */
+  [SSE_STREAM](options?: SSEOptions): SseStream {
+    return new SseStream(this, streamHostOf(this.#settings), options);
+  }
+
+  /** The `Last-Event-ID` request header: the id of the last event a reconnecting server-sent events client saw. */
+  get lastEventId(): string | undefined {
+    const value = this.headers['last-event-id'];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /**
+   * Answers with server-sent events (`text/event-stream`): each value `events` yields is one event
+   * (`data:` its JSON; `id:` when yielded as `tracked(id, value)`), with a `retry:` hint, comment
+   * heartbeats and back-pressure as `streams` configures. Resolves when the stream is over. When the
+   * client leaves, `ctx.signal` aborts and the generator's `return()` runs. A throw before the first
+   * event (or heartbeat) is answered with its status and the JSON error body; after it, as an
+   * `event: error` with that body. Past `streams.maxPerClient` or `maxOpen`: 429.
+   * @example
+   * app.get('/ticks', (ctx) => ctx.sse((async function* () {
+   *   for (let i = 0; !ctx.signal.aborted; i++) { yield tracked(String(i), { i }); await sleep(1000); }
+   * })()));
+   */
+  sse<T>(events: AsyncIterable<T | Tracked<T>>, options?: SSEOptions): Promise<void> {
+    let iterator: AsyncIterator<T | Tracked<T>>;
+    let stream: SseStream;
+    try {
+      iterator = events[Symbol.asyncIterator]();
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+      return Promise.reject(err);
+    }
+    try {
+      stream = this[SSE_STREAM](options);
+    } catch (err) {
+      // Refused (a limit, the app closing): the source never runs.
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+      return Promise.reject(err);
+    }
+    return stream.run(eventsOf(iterator));
   }
 
   /**
@@ -326,6 +407,27 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     const type = this.#contentType !== undefined && (this.#defaultStatus || !res.hasHeader('content-type')) ? this.#contentType : undefined;
     writeBody(res, status, payload, type, this.method === 'HEAD');
   }
+}
+
+/** The reason `ctx.signal` aborts with when the client leaves. */
+function clientLeft(): Error {
+  const error = new Error('The client closed the connection');
+  error.name = 'AbortError';
+  return error;
+}
+
+/** A source of values (some `tracked()`) as a source of stream events. */
+function eventsOf<T>(iterator: AsyncIterator<T | Tracked<T>>): AsyncIterator<StreamEvent<T>> {
+  return {
+    next: async () => {
+      const result = await iterator.next();
+      return result.done === true ? { done: true, value: undefined } : { done: false, value: toStreamEvent(result.value) };
+    },
+    return: async () => {
+      await iterator.return?.();
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /** Marks HTTP contexts on the prototype (no per-request cost), readable across copies of this package. */

@@ -4,7 +4,11 @@
  */
 export { Application } from './application.js';
 export type { RouteMethod } from './application.js';
-export type { ApplicationConfig } from './config.js';
+export type { ApplicationConfig, StreamsConfig } from './config.js';
+export { STREAM_DEFAULTS } from './config.js';
+export { isTracked, tracked } from './stream.js';
+export type { StreamEvent, Tracked } from './stream.js';
+export type { SSEOptions } from './sse.js';
 export type { ErrorHandler } from './responder.js';
 export type { TimeoutConfig } from './server.js';
 export type { ListenInfo } from './plugin-host.js';

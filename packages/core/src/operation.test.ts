@@ -49,6 +49,7 @@ function context(extra: Partial<RequestContext> = {}): RequestContext {
     ip: '127.0.0.1',
     state: {},
     statusCode: 0,
+    signal: new AbortController().signal,
     setHeader: () => undefined,
     get: (key) => variables.get(key),
     set: (key, value) => variables.set(key, value),

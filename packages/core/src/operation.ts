@@ -2,9 +2,12 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody } from './internal/body.js';
+import { SSE_STREAM } from './internal/symbols.js';
 import { readsBody } from './internal/operation-rules.js';
 import { OPERATION_NAME, type RequestContext } from './request-context.js';
 import { metaOf, ROUTE_META, ROUTE_SCHEMA, schemaOf } from './route-meta.js';
+import type { StreamEvent } from './stream.js';
+import type { TraceAttributes } from './request-context.js';
 import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition, RouteMeta, RouteSchema } from './types.js';
 
 /**
@@ -114,6 +117,20 @@ export interface Operation<TInput = unknown, TOutput = unknown> {
    * an internal error, thrown as a plain `Error`. Does not run the middleware: `runOperation` does.
    */
   execute(raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<TOutput>;
+  /**
+   * Whether the operation is a stream of events (its handler an async generator): served as
+   * server-sent events on REST and as each protocol's stream. Absent or false for unary operations.
+   */
+  readonly stream?: boolean;
+  /**
+   * A streaming operation's events: validates `raw` against the input first (rejecting with a
+   * `ValidationError` before any event), calls the handler, and yields each event checked and
+   * shaped by the output as `execute` shapes a result (a mismatch: a plain `Error`, internal on every
+   * protocol); a value yielded `tracked(id, v)` becomes `{ id, data: v }`. `return()` on the iterator
+   * runs the handler's `return()` (its `finally`). Does not run the middleware: `runStreamOperation`
+   * does. Present when `stream` is true.
+   */
+  open?(raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<AsyncIterableIterator<StreamEvent<TOutput>>>;
   /** Type-only: the handler's input. */
   readonly __input?: TInput;
 }
@@ -161,6 +178,80 @@ export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, 
   return runWrapped(op, ctx, raw, origin);
 }
 
+/**
+ * Opens a streaming operation, the one way every protocol does: names it, runs its middleware once
+ * (what it throws rejects the promise, so the transport can still answer with a real status; one that
+ * ends without calling `next()` is the same error as for `runOperation`), validates the input and
+ * calls the handler. While tracing is on, the child span `operation <name>` stays open for the
+ * stream's life and records the number of events (`fw.stream.events`) and how it ended.
+ */
+export async function runStreamOperation<T>(
+  op: Operation<unknown, T>,
+  ctx: RequestContext,
+  raw: unknown,
+  origin?: InputOrigin,
+): Promise<AsyncIterableIterator<StreamEvent<T>>> {
+  if (op.stream !== true || typeof op.open !== 'function') throw new TypeError(`Operation "${op.name}" is not a stream: run it with runOperation`);
+  if (ctx.get(OPERATION_NAME) === undefined) ctx.set(OPERATION_NAME, op.name);
+  const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
+  let events: AsyncIterableIterator<StreamEvent<T>> | typeof NO_RESULT = NO_RESULT;
+  try {
+    if (op.middleware.length === 0) events = await op.open(raw, ctx, origin);
+    else {
+      await chainOf(op)(ctx, async () => {
+        events = await op.open!(raw, ctx, origin);
+      });
+    }
+    if (events === NO_RESULT) throw new HandlerNotRunError(op.name);
+  } catch (err) {
+    ctx.endSpan?.(span, err);
+    throw err;
+  }
+  return span === undefined ? events : counted(events, (count, error) => {
+    const attributes: TraceAttributes = { 'fw.stream.events': count };
+    span.setAttributes(attributes);
+    ctx.endSpan?.(span, error);
+  });
+}
+
+/** `events`, telling `done` how many it yielded and the error it ended with, once, however it ends. */
+function counted<T>(events: AsyncIterableIterator<StreamEvent<T>>, done: (count: number, error?: unknown) => void): AsyncIterableIterator<StreamEvent<T>> {
+  let count = 0;
+  let over = false;
+  const finish = (error?: unknown): void => {
+    if (over) return;
+    over = true;
+    done(count, error);
+  };
+  const iterator: AsyncIterableIterator<StreamEvent<T>> = {
+    async next() {
+      try {
+        const result = await events.next();
+        if (result.done === true) finish();
+        else count++;
+        return result;
+      } catch (err) {
+        finish(err);
+        throw err;
+      }
+    },
+    async return(value?: unknown) {
+      try {
+        const result = await (events.return?.(value) ?? { done: true as const, value: undefined });
+        finish();
+        return result;
+      } catch (err) {
+        finish(err);
+        throw err;
+      }
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}
+
 /** `runOperation` with its middleware and a child span around the call. */
 async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
   const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
@@ -205,6 +296,7 @@ export function operationRoute(op: Operation): RouteDefinition {
   const where = fromBody ? 'body' : 'query';
   const fromSource: InputOrigin = () => where;
   const guard = fromBody ? bodyGuard(op, rest) : undefined;
+  const streaming = op.stream === true;
   const handler: AnyMiddleware = async (ctx: Context) => {
     const params = ctx.params as Record<string, unknown>;
     const source: unknown = fromBody ? await ctx.parseBody() : ctx.query;
@@ -219,6 +311,7 @@ export function operationRoute(op: Operation): RouteDefinition {
     } else if (source === undefined || source === null) {
       input = Object.create(null) as Record<string, unknown>;
     }
+    if (streaming) return serveStream(op, ctx, input, origin);
     let result: unknown;
     try {
       result = await runOperation(op, ctx, input, origin);
@@ -238,6 +331,24 @@ export function operationRoute(op: Operation): RouteDefinition {
     handler: describedBy(handler, op.middleware),
     meta: { operation: op, ...(op.description !== undefined ? { description: op.description } : {}) },
   };
+}
+
+/**
+ * A streaming operation's REST answer: server-sent events. The stream is registered first (its
+ * limits answer 429 before anything of the operation runs), then opened (middleware, validation:
+ * their refusals are real statuses), then served.
+ */
+async function serveStream(op: Operation, ctx: Context, input: unknown, origin: InputOrigin): Promise<void> {
+  const stream = ctx[SSE_STREAM]();
+  let events: AsyncIterableIterator<StreamEvent<unknown>>;
+  try {
+    events = await runStreamOperation(op, ctx, input, origin);
+  } catch (err) {
+    stream.abandon();
+    if (err instanceof HandlerNotRunError && ctx.responded) return;
+    throw err;
+  }
+  await stream.run(events);
 }
 
 /**

@@ -1,7 +1,11 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ResolvedStreamsConfig } from './config.js';
 import type { Context, ContextSettings } from './context.js';
 import type { LogFunction } from './internal/logging.js';
 import type { Operation } from './operation.js';
 import type { RequestContext } from './request-context.js';
+import type { OpenStream, StreamOpenOptions } from './stream-registry.js';
 import type { AnyMiddleware, Middleware, Route } from './types.js';
 
 /** Where the server listens, as `listen()` resolves it. */
@@ -23,6 +27,12 @@ export interface ClaimOptions {
    */
   guard?: AnyMiddleware;
 }
+
+/**
+ * Takes an HTTP upgrade request (`Upgrade: websocket`) on a path claimed with `host.onUpgrade`:
+ * the socket is the handler's from now on (answer, upgrade or destroy it).
+ */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /** Told once per HTTP request, after the response (the error handler's included) was written: `status` is the one sent. */
 export type ResponseHook = (ctx: Context, status: number) => void;
@@ -66,6 +76,22 @@ export interface PluginHost {
   onClosed(hook: () => unknown): this;
   /** Runs `hook` after each HTTP response with the status sent; costs nothing while no hook is registered. */
   onResponse(hook: ResponseHook): this;
+  /**
+   * Registers a stream about to open on any protocol, before its first byte: returns its `signal`
+   * and `close()`, or throws an `HTTPError` (429 past `streams.maxPerClient` for the client key or
+   * past `streams.maxOpen`, 503 while the app closes). `end(reason)` is called when the app closes
+   * or the stream reaches `streams.maxDuration`; the transport then ends the stream with its
+   * reconnect hint. Call `close()` when the stream ended for any reason: the app's `close()` waits
+   * for every stream's (up to its `closeTimeout`).
+   */
+  openStream(options: StreamOpenOptions): OpenStream;
+  /** The app's stream limits and timing (`ApplicationConfig.streams` with its defaults), which every transport follows. */
+  readonly streams: ResolvedStreamsConfig;
+  /**
+   * Takes HTTP upgrade requests (`Upgrade: websocket`) to exactly `path` (the query string aside)
+   * on the app's HTTP server. Upgrades no plugin took are refused (404) and their socket closed.
+   */
+  onUpgrade(path: string, handler: UpgradeHandler): this;
   /** The app's logger (`onLog`): the message is escaped, and a throwing logger cannot fail the caller. */
   log(message: string, error?: unknown): void;
   /** The settings contexts are made with (body limit, query keys, JSON depth, trustProxy). */
@@ -95,6 +121,9 @@ export interface HostBackend {
   readonly closeHooks: Array<() => unknown>;
   readonly closedHooks: Array<() => unknown>;
   readonly responseHooks: ResponseHook[];
+  openStream(options: StreamOpenOptions): OpenStream;
+  readonly streams: ResolvedStreamsConfig;
+  onUpgrade(path: string, handler: UpgradeHandler): void;
 }
 
 /** @internal The host object `register()` passes to `setup`. */
@@ -138,6 +167,14 @@ export function createPluginHost(backend: HostBackend): PluginHost {
     },
     onResponse(fn) {
       hook(backend.responseHooks, 'onResponse', fn);
+      return this;
+    },
+    openStream: (options) => backend.openStream(options),
+    streams: backend.streams,
+    onUpgrade(path, handler) {
+      if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError(`onUpgrade expects a path starting with "/", got ${String(path)}`);
+      if (typeof handler !== 'function') throw new TypeError('onUpgrade expects a handler function');
+      backend.onUpgrade(path, handler);
       return this;
     },
     log: (message, error) => backend.log(message, error),

@@ -123,7 +123,7 @@ describe('isHttpContext()', () => {
     expect(seen).toBe(true);
     const variables = new ContextVariables();
     const grpcLike: RequestContext = {
-      protocol: 'grpc', method: 'POST', path: '/a.B/C', headers: {}, ip: '', state: {}, statusCode: 200,
+      protocol: 'grpc', method: 'POST', path: '/a.B/C', headers: {}, ip: '', state: {}, statusCode: 200, signal: new AbortController().signal,
       setHeader: () => undefined,
       get: (key) => variables.get(key),
       set: (key, value) => variables.set(key, value),

@@ -142,6 +142,16 @@ export interface RequestContext {
    * an error before the protocol has answered it (a wrapper, tracing). Absent on HTTP.
    */
   protocolStatusOf?(error: unknown): number;
+  /**
+   * Aborts when the work for the request should stop: the client left, the deadline passed, or (for
+   * a stream) the app is closing or the stream ended. Streaming handlers pass it on to what they await.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * The id of the last event a reconnecting stream client saw (server-sent events' `Last-Event-ID`,
+   * or the protocol's equivalent): resume after it. Undefined on a first connection.
+   */
+  readonly lastEventId?: string | undefined;
   /** Sets a response header, or the protocol's response metadata. */
   setHeader(key: string, value: string): unknown;
   /** The value of a per-request variable on this request, else the key's default. */

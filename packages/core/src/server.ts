@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { hasBody } from './internal/body.js';
@@ -38,6 +39,9 @@ export interface ServerSettings {
   listenHooks: ReadonlyArray<(info: ListenInfo) => unknown>;
   closeHooks: ReadonlyArray<() => unknown>;
   closedHooks: ReadonlyArray<() => unknown>;
+  /** The 'upgrade' listener, attached when `takesUpgrades()` says some plugin takes upgrade requests. */
+  upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  takesUpgrades: () => boolean;
 }
 
 /** Records `req` as the latest request read from its connection (pipelining bookkeeping). */
@@ -106,6 +110,9 @@ export class NodeServer {
     );
     this.server = server;
     this.closing = false;
+    // Without a listener node serves an upgrade request as a plain request, which is what an app
+    // whose plugins take no upgrades wants.
+    if (this.settings.takesUpgrades()) server.on('upgrade', this.settings.upgrade);
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         this.server = undefined;

@@ -1,15 +1,19 @@
-import { ValidationError, type InputOrigin, type RequestContext } from '@fw/core';
-import { OPERATION_BRAND } from '@fw/core/plugin';
+import { ValidationError, type InputOrigin, type RequestContext, type StreamEvent } from '@fw/core';
+import { OPERATION_BRAND, toStreamEvent } from '@fw/core/plugin';
 import { hasDatetime, readDates, writeDates } from './internal/dates.js';
 import { checkDefinition, errorPrefix } from './internal/definition.js';
 import { eagerSchemaRunner, fieldName, pathKey, type FieldNamer, type PartResult } from './internal/schema-runner.js';
 import { inputShape, ShapeError, typeShape } from './internal/type-shape.js';
 import type {
+  AnyOperationDefinition,
   DefinedOperation,
-  OperationDefinition,
+  DefinedStreamOperation,
   OperationGraphQLDefinition,
   OperationGrpcDefinition,
   OperationRestDefinition,
+  OperationStreamGraphQLDefinition,
+  OperationStreamRestDefinition,
+  OperationUnaryGraphQLDefinition,
   Schema,
   Zod4ObjectSchema,
   Zod4Output,
@@ -35,14 +39,40 @@ const plainField: FieldNamer = (path) => fieldName('', path);
  *   grpc: { service: 'bookstore.Catalog' },
  * });
  * app.operation(getBook);
+ *
+ * With `stream: true` the handler is an async generator and every value it yields is one event,
+ * checked and shaped by the output; served as server-sent events, a GraphQL subscription and a
+ * gRPC server stream. The input is validated and the middleware run once, before the first event.
+ * @example
+ * const orderEvents = defineOperation({
+ *   name: 'orderEvents',
+ *   input: z.object({ orderId: z.string().optional() }),
+ *   output: OrderEvent,
+ *   stream: true,
+ *   handler: async function* (input, ctx) {
+ *     for await (const e of bus.subscribe('orders', { signal: ctx.signal })) yield tracked(e.id, e);
+ *   },
+ *   rest: { path: '/orders/events' },
+ *   graphql: { type: 'subscription' },
+ * });
  */
 export function defineOperation<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,
-  const R extends OperationRestDefinition | undefined = undefined,
+  const R extends OperationStreamRestDefinition | undefined = undefined,
   const G extends OperationGraphQLDefinition | undefined = undefined,
   const P extends OperationGrpcDefinition | undefined = undefined,
->(definition: OperationDefinition<I, O, R, G, P>): DefinedOperation<I, O, R, G, P> {
+  const S extends boolean = false,
+>(
+  definition: AnyOperationDefinition<I, O, R, G, P, S>,
+): [S] extends [true]
+  ? DefinedStreamOperation<I, O, R, Extract<G, OperationStreamGraphQLDefinition | undefined>, P>
+  : DefinedOperation<I, O, Extract<R, OperationRestDefinition | undefined>, Extract<G, OperationUnaryGraphQLDefinition | undefined>, P>;
+export function defineOperation(
+  definition: AnyOperationDefinition<Zod4ObjectSchema, Zod4Schema, OperationStreamRestDefinition | undefined, OperationGraphQLDefinition | undefined, OperationGrpcDefinition | undefined, boolean>,
+): DefinedOperation<Zod4ObjectSchema, Zod4Schema> | DefinedStreamOperation<Zod4ObjectSchema, Zod4Schema> {
+  // The implementation sees no schema types: every output is `unknown` here.
+  type O = Zod4Schema;
   const checked = checkDefinition(definition);
   const { name, handler } = checked;
   let input;
@@ -67,19 +97,63 @@ export function defineOperation<
     }
     return (datesOut ? writeDates(result.value, output) : result.value);
   };
-  const finish = (result: unknown): Zod4Output<O> | Promise<Zod4Output<O>> => {
+  const finish = (result: unknown): unknown => {
     const checkedOutput = shapeOutput(result, plainField);
     return checkedOutput instanceof Promise ? checkedOutput.then(shaped) : shaped(checkedOutput);
   };
-  const run = (parsed: PartResult, ctx: RequestContext): Zod4Output<O> | Promise<Zod4Output<O>> => {
+  const run = (parsed: PartResult, ctx: RequestContext): unknown => {
     if (!parsed.ok) throw new ValidationError(parsed.errors);
     const result: unknown = handler(parsed.value, ctx);
     return isThenable(result) ? Promise.resolve(result).then(finish) : finish(result);
   };
   const execute = (raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<Zod4Output<O>> => {
+    if (checked.stream) return Promise.reject(new TypeError(`Operation "${name}" is a stream: open it (runStreamOperation), not execute`));
     try {
       const parsed = validateInput(datesIn ? readDates(raw, input) : raw, origin === undefined ? plainField : originField(origin));
       return Promise.resolve(parsed instanceof Promise ? parsed.then((p) => run(p, ctx)) : run(parsed, ctx));
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+      return Promise.reject(err);
+    }
+  };
+
+  // A stream's events: each checked and shaped as a unary result is.
+  const events = (source: AsyncIterator<unknown>): AsyncIterableIterator<StreamEvent<Zod4Output<O>>> => {
+    const iterator: AsyncIterableIterator<StreamEvent<Zod4Output<O>>> = {
+      async next() {
+        const result = await source.next();
+        if (result.done === true) return { done: true, value: undefined };
+        const event = toStreamEvent(result.value);
+        let data: Zod4Output<O>;
+        try {
+          data = await finish(event.data);
+        } catch (err) {
+          // A bad event ends the stream: the handler's finally runs now.
+          await Promise.resolve(source.return?.()).catch(() => undefined);
+          throw err;
+        }
+        return { done: false, value: { id: event.id, data } };
+      },
+      async return() {
+        await source.return?.();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  };
+  const start = (parsed: PartResult, ctx: RequestContext): AsyncIterableIterator<StreamEvent<Zod4Output<O>>> => {
+    if (!parsed.ok) throw new ValidationError(parsed.errors);
+    const source: unknown = handler(parsed.value, ctx);
+    if (!isAsyncIterable(source)) throw new TypeError(`Operation "${name}": a streaming handler must be an async generator function (async function* (input, ctx) { ... }) or return an async iterable`);
+    return events(source[Symbol.asyncIterator]());
+  };
+  const open = (raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<AsyncIterableIterator<StreamEvent<Zod4Output<O>>>> => {
+    try {
+      const parsed = validateInput(datesIn ? readDates(raw, input) : raw, origin === undefined ? plainField : originField(origin));
+      return Promise.resolve(parsed instanceof Promise ? parsed.then((p) => start(p, ctx)) : start(parsed, ctx));
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
       return Promise.reject(err);
@@ -98,8 +172,10 @@ export function defineOperation<
     middleware: checked.middleware,
     schemas: Object.freeze({ input: definition.input, output: definition.output }),
     execute,
+    stream: checked.stream,
+    ...(checked.stream ? { open } : {}),
   };
-  return Object.freeze(operation) as unknown as DefinedOperation<I, O, R, G, P>;
+  return Object.freeze(operation) as unknown as DefinedOperation<Zod4ObjectSchema, Zod4Schema>;
 }
 
 /**
@@ -112,6 +188,10 @@ function originField(origin: InputOrigin): FieldNamer {
     const where = origin(pathKey(path[0]!));
     return fieldName(where ?? '', path);
   };
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

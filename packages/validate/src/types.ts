@@ -1,6 +1,7 @@
 import type {
   AnyMiddleware,
   Context,
+  InputOrigin,
   Middleware,
   Next,
   Operation,
@@ -9,6 +10,8 @@ import type {
   QueryRecord,
   RequestContext,
   ROUTE_SCHEMA,
+  StreamEvent,
+  Tracked,
 } from '@fw/core';
 
 /**
@@ -222,12 +225,43 @@ export type OperationHandler<I extends Zod4ObjectSchema, O extends Zod4Schema> =
 ) => Zod4Input<O> | Promise<Zod4Input<O>>;
 
 /**
+ * A streaming operation's handler: the validated input and the request context; an async generator
+ * (`async function* (input, ctx) { ... }`) or any function returning an async iterable, whose every
+ * value is one event, the output schema's input, optionally `tracked(id, value)`. `ctx.signal`
+ * aborts when the client leaves, the stream's time is up or the app closes.
+ */
+export type StreamOperationHandler<I extends Zod4ObjectSchema, O extends Zod4Schema> = (
+  input: Zod4Output<I>,
+  ctx: RequestContext,
+) => AsyncIterable<Zod4Input<O> | Tracked<Zod4Input<O>>>;
+
+/**
  * Where an operation is served over GraphQL (`graphql` of `defineOperation`): the shape
  * `@fw/graphql`'s `OperationGraphQL` reads from the operation.
  */
 export interface OperationGraphQLDefinition {
-  /** The root type the operation's field is on. */
+  /** The root type the operation's field is on: `subscription` for a streaming operation (and only for one). */
+  readonly type: 'query' | 'mutation' | 'subscription';
+}
+
+/** Where a unary operation is served over GraphQL. */
+export interface OperationUnaryGraphQLDefinition extends OperationGraphQLDefinition {
   readonly type: 'query' | 'mutation';
+}
+
+/** Where a streaming operation is served over GraphQL: a field of `Subscription`. */
+export interface OperationStreamGraphQLDefinition extends OperationGraphQLDefinition {
+  readonly type: 'subscription';
+}
+
+/** Where a streaming operation is served over REST: server-sent events (`text/event-stream`), always status 200. */
+export interface OperationStreamRestDefinition {
+  /** GET and DELETE read the input from the path params and the query; POST, PUT and PATCH from the JSON body. @default 'GET' (what an EventSource sends) */
+  readonly method?: OperationMethod;
+  /** The route path, starting with `/`; each `:param` is a field of the input. */
+  readonly path: string;
+  /** The request bodies a POST, PUT or PATCH route takes. @default ['json'] */
+  readonly accepts?: readonly OperationBodyType[];
 }
 
 /**
@@ -241,12 +275,70 @@ export interface OperationGrpcDefinition {
   readonly method?: string;
 }
 
+/** What `defineOperation` takes for a streaming operation (`stream: true`). */
+export interface StreamOperationDefinition<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  R extends OperationStreamRestDefinition | undefined = OperationStreamRestDefinition | undefined,
+  G extends OperationStreamGraphQLDefinition | undefined = OperationStreamGraphQLDefinition | undefined,
+  P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
+> {
+  /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
+  name: string;
+  /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
+  description?: string;
+  /** The input: a zod 4 object schema, validated once, before the first event. */
+  input: I;
+  /** The schema of one event: every event is checked and shaped by it. */
+  output: O;
+  /** The operation is a stream of events. */
+  stream: true;
+  /** Middleware run once, when the stream opens, on every protocol. @default [] */
+  middleware?: ReadonlyArray<Middleware<RequestContext>>;
+  /** Yields the events. */
+  handler: StreamOperationHandler<I, O>;
+  /** Serves the stream as server-sent events; omit to not. */
+  rest?: R;
+  /** Serves the stream as a field of GraphQL's `Subscription`; omit to not. */
+  graphql?: G;
+  /** Serves the stream as a gRPC server stream; omit to not. */
+  grpc?: P;
+}
+
+/** A streaming operation's REST binding as the operation carries it: the method filled in (GET by default). */
+export type StreamRestOf<R extends OperationStreamRestDefinition | undefined> = R extends { readonly method: OperationMethod }
+  ? R
+  : R extends OperationStreamRestDefinition
+    ? R & { readonly method: 'GET' }
+    : R;
+
+/** What `defineOperation` returns for a streaming operation: core's `Operation` with `stream: true` and `open`, typed by the schemas. */
+export interface DefinedStreamOperation<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  R extends OperationStreamRestDefinition | undefined = OperationStreamRestDefinition | undefined,
+  G extends OperationStreamGraphQLDefinition | undefined = OperationStreamGraphQLDefinition | undefined,
+  P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
+> extends Operation<Zod4Output<I>, Zod4Output<O>> {
+  readonly stream: true;
+  /** Validates the input, calls the handler and yields its events, each checked and shaped by the output. */
+  open(raw: unknown, ctx: RequestContext, origin?: InputOrigin): Promise<AsyncIterableIterator<StreamEvent<Zod4Output<O>>>>;
+  /** Where the operation is served over REST (server-sent events). */
+  readonly rest: StreamRestOf<R>;
+  /** Where the operation is served over GraphQL. */
+  readonly graphql: G;
+  /** Where the operation is served over gRPC. */
+  readonly grpc: P;
+  /** The schemas the operation was defined with. */
+  readonly schemas: { readonly input: I; readonly output: O };
+}
+
 /** What `defineOperation` takes. */
 export interface OperationDefinition<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,
   R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
-  G extends OperationGraphQLDefinition | undefined = OperationGraphQLDefinition | undefined,
+  G extends OperationUnaryGraphQLDefinition | undefined = OperationUnaryGraphQLDefinition | undefined,
   P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
 > {
   /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
@@ -257,6 +349,8 @@ export interface OperationDefinition<
   input: I;
   /** The output: any zod 4 schema that can be served (see the README's table). */
   output: O;
+  /** A unary operation (one result). @default false */
+  stream?: false;
   /** Middleware run before the handler on every protocol. @default [] */
   middleware?: ReadonlyArray<Middleware<RequestContext>>;
   /** Runs the operation. */
@@ -269,14 +363,49 @@ export interface OperationDefinition<
   grpc?: P;
 }
 
+/**
+ * What `defineOperation` takes, unary or streaming as `stream` says: the handler, the REST method
+ * (optional for a stream: GET) and the GraphQL root type follow it.
+ */
+export interface AnyOperationDefinition<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  R extends OperationStreamRestDefinition | undefined,
+  G extends OperationGraphQLDefinition | undefined,
+  P extends OperationGrpcDefinition | undefined,
+  S extends boolean,
+> {
+  /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
+  name: string;
+  /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
+  description?: string;
+  /** The input: a zod 4 object schema (validated before the handler runs, or before a stream's first event). */
+  input: I;
+  /** The output: any zod 4 schema that can be served (see the README's table); for a stream, the schema of one event. */
+  output: O;
+  /** `true`: the handler is an async generator, each value it yields one event. @default false */
+  stream?: S;
+  /** Middleware run before the handler on every protocol (once, when a stream opens). @default [] */
+  middleware?: ReadonlyArray<Middleware<RequestContext>>;
+  /** Runs the operation (or yields a stream's events). */
+  handler: [S] extends [true] ? StreamOperationHandler<I, O> : OperationHandler<I, O>;
+  /** Serves the operation over REST (a stream as server-sent events); omit to not. */
+  rest?: R & ([S] extends [true] ? unknown : { readonly method: OperationMethod; readonly status?: number });
+  /** Serves the operation over GraphQL (a stream as a field of `Subscription`); omit to not. */
+  graphql?: G & { readonly type: [S] extends [true] ? 'subscription' : 'query' | 'mutation' };
+  /** Serves the operation over gRPC (a stream as a server stream); omit to not. */
+  grpc?: P;
+}
+
 /** What `defineOperation` returns: core's `Operation`, typed by the schemas, with the definition's protocol fields as given. */
 export interface DefinedOperation<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,
   R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
-  G extends OperationGraphQLDefinition | undefined = OperationGraphQLDefinition | undefined,
+  G extends OperationUnaryGraphQLDefinition | undefined = OperationUnaryGraphQLDefinition | undefined,
   P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
 > extends Operation<Zod4Output<I>, Zod4Output<O>> {
+  readonly stream: false;
   /** Where the operation is served over REST. */
   readonly rest: R;
   /** Where the operation is served over GraphQL. */

@@ -182,7 +182,11 @@ describe('defineOperation()', () => {
   describe('graphql', () => {
     it('needs type query or mutation', () => {
       expect(() => define({ graphql: { type: 'mutation' } })).not.toThrow();
-      refused({ graphql: { type: 'subscription' } }, 'defineOperation("getBook"): graphql.type must be "query" or "mutation", got "subscription"');
+      refused({ graphql: { type: 'field' } }, 'defineOperation("getBook"): graphql.type must be "query" or "mutation", got "field"');
+      refused(
+        { graphql: { type: 'subscription' } },
+        'defineOperation("getBook"): graphql.type "subscription" is for streaming operations: add stream: true and make the handler an async generator',
+      );
       refused({ graphql: true }, 'defineOperation("getBook"): graphql must be an object { type }');
     });
   });

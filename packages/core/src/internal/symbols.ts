@@ -19,6 +19,10 @@ export const RAW_IN_USE: unique symbol = Symbol('fw.rawInUse');
 export const RESET_RESPONSE: unique symbol = Symbol('fw.resetResponse');
 /** `ctx[FLUSH]()`: writes the recorded answer. */
 export const FLUSH: unique symbol = Symbol('fw.flush');
+/** `ctx[ABORT](reason)`: aborts `ctx.signal` (made now if it was never read), for a stream that ended. */
+export const ABORT: unique symbol = Symbol('fw.abort');
+/** `ctx[SSE_STREAM](options?)`: registers a server-sent events stream for this request (throws its 429/503). */
+export const SSE_STREAM: unique symbol = Symbol('fw.sseStream');
 
 // Router, for the pipeline and the application.
 

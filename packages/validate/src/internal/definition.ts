@@ -16,6 +16,8 @@ export interface CheckedDefinition {
   input: ZodNode;
   output: ZodNode;
   handler: (input: unknown, ctx: RequestContext) => unknown;
+  /** A streaming operation: the handler yields events. */
+  stream: boolean;
   middleware: ReadonlyArray<Middleware<RequestContext>>;
   rest: OperationRestDefinition | undefined;
   graphql: OperationGraphQL | undefined;
@@ -30,7 +32,7 @@ const QUERY_METHODS = new Set(['GET', 'DELETE']);
 const ZOD3 = "is a zod 3 schema: operations need zod 4 (import { z } from 'zod' with zod 4, or from 'zod/v4' with zod 3.25)";
 
 const KEYS = {
-  definition: ['name', 'description', 'input', 'output', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
+  definition: ['name', 'description', 'input', 'output', 'stream', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
   rest: ['method', 'path', 'status', 'accepts'],
   graphql: ['type'],
   grpc: ['service', 'method'],
@@ -58,16 +60,19 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
   const input = schema(given.input, 'input', fail);
   if (input._zod.def.type !== 'object') fail(`input must be a zod 4 object schema (z.object({ ... })), got ${kindOf(input)}`);
   const output = schema(given.output, 'output', fail);
-  if (typeof given.handler !== 'function') fail('handler must be a function');
+  if (given.stream !== undefined && typeof given.stream !== 'boolean') fail(`stream must be true or false, got ${show(given.stream)}`);
+  const stream = given.stream === true;
+  if (typeof given.handler !== 'function') fail(stream ? 'handler must be an async generator function (async function* (input, ctx) { ... })' : 'handler must be a function');
   return {
     name: given.name,
     description: given.description as string | undefined,
     input,
     output,
     handler: given.handler as CheckedDefinition['handler'],
+    stream,
     middleware: middleware(given.middleware, fail),
-    rest: given.rest === undefined ? undefined : rest(given.rest, input, fail),
-    graphql: given.graphql === undefined ? undefined : graphql(given.graphql, fail),
+    rest: given.rest === undefined ? undefined : rest(given.rest, input, stream, fail),
+    graphql: given.graphql === undefined ? undefined : graphql(given.graphql, stream, fail),
     grpc: given.grpc === undefined ? undefined : grpc(given.grpc, fail),
   };
 }
@@ -96,10 +101,13 @@ function record(value: unknown, what: string, fail: Fail): Record<string, unknow
   return value as Record<string, unknown>;
 }
 
-function rest(value: unknown, input: ZodNode, fail: Fail): OperationRestDefinition {
-  const given = record(value, 'rest must be an object { method, path, status? }', fail);
+function rest(value: unknown, input: ZodNode, stream: boolean, fail: Fail): OperationRestDefinition {
+  const given = record(value, stream ? 'rest must be an object { path, method? }' : 'rest must be an object { method, path, status? }', fail);
   unknownKeys(given, KEYS.rest, 'rest.', fail);
-  const { method, path, status, accepts } = given;
+  const { path, status, accepts } = given;
+  // A stream is read by EventSource, which sends GET.
+  const method = stream && given.method === undefined ? 'GET' : given.method;
+  if (stream && status !== undefined) fail('rest.status is not for streams: server-sent events are answered 200');
   if (typeof method !== 'string' || !METHODS.includes(method)) fail(`rest.method must be one of ${METHODS.join(', ')}, got ${show(method)}`);
   if (typeof path !== 'string' || !path.startsWith('/')) return fail(`rest.path must be a string starting with "/", got ${show(path)}`);
   if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) {
@@ -153,10 +161,14 @@ function refusesStrings(node: ZodNode): { kind: string; use: string } | undefine
   return undefined;
 }
 
-function graphql(value: unknown, fail: Fail): OperationGraphQL {
+function graphql(value: unknown, stream: boolean, fail: Fail): OperationGraphQL {
   const given = record(value, 'graphql must be an object { type }', fail);
   unknownKeys(given, KEYS.graphql, 'graphql.', fail);
-  if (given.type !== 'query' && given.type !== 'mutation') fail(`graphql.type must be "query" or "mutation", got ${show(given.type)}`);
+  if (stream) {
+    if (given.type !== 'subscription') fail(`graphql.type of a streaming operation must be "subscription", got ${show(given.type)}`);
+  } else if (given.type === 'subscription') {
+    fail('graphql.type "subscription" is for streaming operations: add stream: true and make the handler an async generator');
+  } else if (given.type !== 'query' && given.type !== 'mutation') fail(`graphql.type must be "query" or "mutation", got ${show(given.type)}`);
   return Object.freeze({ type: given.type });
 }
 
