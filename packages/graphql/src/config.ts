@@ -1,6 +1,6 @@
 import { nearestName } from '@fw/core/plugin';
 import { isSchema, type GraphQLSchema, type ValidationRule } from 'graphql';
-import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger } from './types.js';
+import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger, GraphQLSubscriptionsConfig } from './types.js';
 
 /** Default endpoint path. */
 export const DEFAULT_GRAPHQL_PATH = '/graphql';
@@ -17,6 +17,14 @@ export const DEFAULT_GRAPHQL_LIMITS: Readonly<Required<GraphQLLimits>> = Object.
 });
 
 const DEFAULT_CACHE = { maxEntries: 1000, maxSize: 4 * 1024 * 1024 };
+
+/** Default subscription settings (see `GraphQLSubscriptionsConfig`). */
+export const DEFAULT_GRAPHQL_SUBSCRIPTIONS: Readonly<Required<GraphQLSubscriptionsConfig>> = Object.freeze({
+  sse: true,
+  websocket: true,
+  maxPerConnection: 100,
+  connectionInitTimeout: 3000,
+});
 
 const HOW_TO_PASS =
   'pass { schema } with a GraphQLSchema from the graphql package, e.g. { schema: buildSchema(`type Query { hello: String }`) } or { schema: new GraphQLSchema({ query }) }, or leave it out to serve the operations that name graphql';
@@ -35,10 +43,12 @@ const CONFIG_KEYS: Record<keyof GraphQLConfig, true> = {
   validationRules: true,
   documentCache: true,
   persistedQueries: true,
+  subscriptions: true,
   onLog: true,
 };
 const KNOWN_KEYS = new Set<string>(Object.keys(CONFIG_KEYS));
 const CACHE_KEYS = new Set<string>(['maxEntries', 'maxSize']);
+const SUBSCRIPTION_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_SUBSCRIPTIONS));
 const LIMIT_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_LIMITS));
 
 /** The configuration with every default applied (internal). */
@@ -58,6 +68,8 @@ export interface ResolvedGraphQLConfig {
   documentCache: { maxEntries: number; maxSize: number } | false;
   /** The bounds of the persisted query store (those of the document cache), or false when off. */
   persistedQueries: { maxEntries: number; maxSize: number } | false;
+  /** Subscription settings, or false when subscriptions are refused. */
+  subscriptions: Required<GraphQLSubscriptionsConfig> | false;
   /** The configuration's own logger; undefined means the app's (or stderr, standalone). */
   onLog: GraphQLLogger | undefined;
 }
@@ -114,6 +126,21 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
       }
     }
   }
+  if (c.subscriptions !== undefined && c.subscriptions !== false) {
+    const subscriptions = c.subscriptions;
+    if (subscriptions === null || typeof subscriptions !== 'object' || Array.isArray(subscriptions)) {
+      throw new TypeError(`GraphQL config: \`subscriptions\` must be an object or false, got ${describe(subscriptions)}.`);
+    }
+    for (const [key, value] of Object.entries(subscriptions)) {
+      if (!SUBSCRIPTION_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown subscriptions option "${key}"; ${suggest(key, SUBSCRIPTION_KEYS)}nown are ${[...SUBSCRIPTION_KEYS].join(', ')}.`);
+      if (value === undefined) continue;
+      if (key === 'sse' || key === 'websocket') {
+        if (typeof value !== 'boolean') throw new TypeError(`GraphQL config: \`subscriptions.${key}\` must be a boolean, got ${describe(value)}.`);
+      } else if (!isPositiveInteger(value)) {
+        throw new TypeError(`GraphQL config: \`subscriptions.${key}\` must be a positive integer, got ${describe(value)}.`);
+      }
+    }
+  }
   if (c.documentCache !== undefined && c.documentCache !== false) {
     const cache = c.documentCache;
     if (cache === null || typeof cache !== 'object' || Array.isArray(cache)) throw new TypeError(`GraphQL config: \`documentCache\` must be an object or false, got ${describe(cache)}.`);
@@ -148,6 +175,7 @@ export function resolveGraphQLConfig(value: unknown): ResolvedGraphQLConfig {
     validationRules: config.validationRules ?? [],
     documentCache: cache,
     persistedQueries: config.persistedQueries === false ? false : cache === false ? { ...DEFAULT_CACHE } : { ...cache },
+    subscriptions: config.subscriptions === false ? false : { ...DEFAULT_GRAPHQL_SUBSCRIPTIONS, ...stripUndefined(config.subscriptions ?? {}) },
     onLog: config.onLog,
   };
 }

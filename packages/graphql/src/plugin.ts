@@ -1,9 +1,13 @@
-import type { Operation } from '@fw/core';
-import { createLogger, type LogFunction, type PluginHost } from '@fw/core/plugin';
+import type { AnyMiddleware, Operation } from '@fw/core';
+import { clientIp, createLogger, type LogFunction, type PluginHost } from '@fw/core/plugin';
+import { headerValue } from './endpoint/negotiation.js';
 import { printSchema } from 'graphql';
 import { resolveGraphQLConfig } from './config.js';
 import { createEndpoint } from './endpoint/endpoint.js';
 import { OperationSchemas } from './operations/source.js';
+import { createConnectStep } from './subscriptions/connect.js';
+import { streamHostOf, upgradeHostOf } from './subscriptions/streams.js';
+import { createWebSocketTransport, type WebSocketTransport } from './subscriptions/websocket.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 
 declare module '@fw/core' {
@@ -41,8 +45,14 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
   const standalone = createLogger(resolved.onLog);
   const log: LogFunction = resolved.onLog !== undefined ? standalone : (message, error) => (host === undefined ? standalone(message, error) : host.log(message, error));
   // The app's JSON depth limit for GET's `variables` and `extensions` (core's default until registered).
-  const endpoint = createEndpoint(resolved, schemas, { log, maxJsonDepth: () => host?.contextSettings.maxJsonDepth });
+  const endpoint = createEndpoint(resolved, schemas, {
+    log,
+    maxJsonDepth: () => host?.contextSettings.maxJsonDepth,
+    streams: () => streamHostOf(host),
+  });
   const { path } = endpoint.config;
+  const subscriptions = resolved.subscriptions;
+  let websocket: WebSocketTransport | undefined;
   return {
     name: 'graphql',
     path,
@@ -66,6 +76,30 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
         // The GraphiQL files are plain HTTP, on exact paths under the endpoint.
         for (const assetPath of playground.assetPaths) host.claimPath(assetPath, playground.asset, { protocol: 'http' });
       }
+      const upgrades = upgradeHostOf(pluginHost);
+      if (subscriptions !== false && subscriptions.websocket && upgrades !== undefined) {
+        const appHost = pluginHost;
+        // The wrappers (tracing) and the global middleware, as a request to the path would run them.
+        let listed: [readonly unknown[], readonly unknown[], readonly AnyMiddleware[]] | undefined;
+        const middleware = (): readonly AnyMiddleware[] => {
+          const wrappers = appHost.wrappers();
+          const global = appHost.middleware();
+          if (listed === undefined || listed[0] !== wrappers || listed[1] !== global) listed = [wrappers, global, Object.freeze([...wrappers, ...global])];
+          return listed[2];
+        };
+        const connect = createConnectStep({ middleware, contextSettings: () => appHost.contextSettings }, log);
+        const ws = createWebSocketTransport(endpoint.start, connect, () => streamHostOf(appHost), (req) => clientIp(req.socket.remoteAddress ?? '', headerValue(req.headers['x-forwarded-for']), appHost.contextSettings.trustProxy), {
+          maxPerConnection: subscriptions.maxPerConnection,
+          connectionInitTimeout: subscriptions.connectionInitTimeout,
+          maxPayload: () => appHost.contextSettings.bodyLimit,
+        }, log);
+        websocket = ws;
+        upgrades.onUpgrade(path, (req, socket, head) => ws.upgrade(req, socket, head));
+      }
+      // Every subscription completes before the app has closed.
+      host.onClose(async () => {
+        await Promise.all([endpoint.sse?.close(), websocket?.close()]);
+      });
     },
   };
 }

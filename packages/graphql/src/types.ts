@@ -53,6 +53,25 @@ export interface GraphQLDocumentCacheConfig {
   maxSize?: number;
 }
 
+/**
+ * Subscriptions over GraphQL-over-SSE (graphql-sse's protocol, both modes) and WebSocket (graphql-ws's
+ * `graphql-transport-ws`). Heartbeats, per-client and total stream limits and the buffer bound of a
+ * slow consumer are the app's (`streams` in the application config).
+ */
+export interface GraphQLSubscriptionsConfig {
+  /** Serve GraphQL over server-sent events on the endpoint path (`Accept: text/event-stream`, stream tokens). @default true */
+  sse?: boolean;
+  /** Serve graphql-ws over WebSocket on the endpoint path (needs the plugin on an app; `createGraphQLHandler` has no upgrades). @default true */
+  websocket?: boolean;
+  /** Most subscriptions one connection carries at once: a WebSocket, or a single-connection event stream. More are refused (429). @default 100 */
+  maxPerConnection?: number;
+  /**
+   * How long a WebSocket may stay open before its `connection_init` (closed with 4408 after), and a
+   * single-connection reservation (`PUT`) may wait for its event stream (dropped after), in ms. @default 3000
+   */
+  connectionInitTimeout?: number;
+}
+
 /** Configuration of the GraphQL endpoint (`GraphQLConfig`, with production options). */
 export interface GraphQLConfig<TContext = unknown> {
   /** The endpoint path (exact match). @default '/graphql' */
@@ -89,6 +108,11 @@ export interface GraphQLConfig<TContext = unknown> {
    * fall back to sending the query. @default true
    */
   persistedQueries?: boolean;
+  /**
+   * Subscriptions over server-sent events and WebSocket (see {@link GraphQLSubscriptionsConfig}), or
+   * `false` to refuse subscription operations. @default { sse: true, websocket: true, maxPerConnection: 100, connectionInitTimeout: 3000 }
+   */
+  subscriptions?: GraphQLSubscriptionsConfig | false;
   /**
    * Where unexpected errors are logged, with their stack (the message with control characters
    * escaped). @default the app's logger (its `onLog`) under `graphqlPlugin`; stderr for a standalone `createGraphQLHandler`

@@ -6,6 +6,9 @@ import { createErrorFormatter } from '../internal/errors.js';
 import { createExecutor, type JitModule } from '../internal/executor.js';
 import { createPlayground, type Playground } from '../internal/playground.js';
 import type { SchemaSource } from '../operations/source.js';
+import { createOperationStarter, type StartOperation } from '../subscriptions/operation.js';
+import { createSseTransport, type SseTransport } from '../subscriptions/sse.js';
+import { UNLIMITED_STREAMS, type StreamHost } from '../subscriptions/streams.js';
 import type { GraphQLHandler } from '../types.js';
 import { errorResponse, isResponse, requestError, requestFailure, resultResponse, send, sendData, type HandlerResponse } from './answer.js';
 import { createContextStep } from './context.js';
@@ -21,6 +24,8 @@ export interface EndpointHost {
   readonly log: LogFunction;
   /** The deepest a GET's `variables` and `extensions` may nest: the app's `maxJsonDepth`; undefined for core's default. */
   readonly maxJsonDepth: () => number | undefined;
+  /** The app's open-stream registry and stream settings; a standalone handler's limit nothing. */
+  readonly streams?: () => StreamHost;
 }
 
 /** The pieces the plugin mounts (internal). */
@@ -30,6 +35,10 @@ export interface Endpoint {
   /** Middleware to run around the app's middleware on the endpoint path only: answers errors thrown there (by middleware too) as GraphQL responses. */
   readonly guard: Middleware<Context>;
   readonly playground: Playground | undefined;
+  /** Starts an operation sent over a streaming transport, with the rules queries follow (the WebSocket transport uses it). */
+  readonly start: StartOperation;
+  /** The GraphQL-over-SSE transport, unless subscriptions or SSE are off. */
+  readonly sse: SseTransport | undefined;
 }
 
 /**
@@ -39,7 +48,9 @@ export interface Endpoint {
  * A request takes these steps, each answering in graphql-http's words when it refuses:
  * negotiation (`Accept`, 406), parameters (method 405, body 415/413/400, GET's JSON, persisted
  * queries), the document (cache, limits, validation), the operation (by name; mutations over GET
- * 405; subscriptions refused), the context, execution, the answer.
+ * 405; subscriptions refused: they are served over SSE and WebSocket), the context, execution, the
+ * answer. Requests of the GraphQL-over-SSE protocol (`Accept: text/event-stream`, stream tokens,
+ * reservations) go to the SSE transport, which starts operations with the same steps.
  */
 export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSource, host: EndpointHost): Endpoint {
   const { rootValue, maskErrors } = config;
@@ -55,6 +66,12 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const contextOf = createContextStep(config, log);
   const formatError = createErrorFormatter({ maskErrors, onLog: log, suggestions: config.introspection });
   const playground = config.playground ? createPlayground(config.path, log) : undefined;
+  const start = createOperationStarter(config, source, documents, contextOf, formatError);
+  const subscriptions = config.subscriptions;
+  const sse =
+    subscriptions !== false && subscriptions.sse
+      ? createSseTransport(start, host.streams ?? (() => UNLIMITED_STREAMS), { maxPerConnection: subscriptions.maxPerConnection, reservationTimeout: subscriptions.connectionInitTimeout, maxReservations: MAX_RESERVATIONS }, log)
+      : undefined;
 
   const answer = async (ctx: Context, method: string): Promise<void> => {
     const mediaType = mediaTypeOf(ctx);
@@ -82,7 +99,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
     if (method === 'GET' && operation.operation === OperationTypeNode.MUTATION) {
       return send(ctx, errorResponse(405, [requestError(405, 'Cannot perform mutations over GET')], mediaType, { allow: 'POST' }));
     }
-    if (operation.operation === OperationTypeNode.SUBSCRIPTION) return send(ctx, resultResponse(new GraphQLError('Subscriptions are not supported'), mediaType, formatError));
+    if (operation.operation === OperationTypeNode.SUBSCRIPTION) return send(ctx, resultResponse(new GraphQLError(SUBSCRIPTION_OVER_HTTP), mediaType, formatError));
     // Built after refusing mutations over GET, so the factory never runs for a request refused anyway.
     const pending = contextOf(ctx, mediaType);
     const contextValue = isPromise(pending) ? await pending : pending;
@@ -110,11 +127,18 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
       playground.page(ctx);
       return Promise.resolve();
     }
+    if (sse !== undefined && sse.claims(ctx, method)) return sse.handle(ctx, method);
     return answer(ctx, method);
   };
 
-  return { config, handler, guard: createErrorGuard(maskErrors, log), playground };
+  return { config, handler, guard: createErrorGuard(maskErrors, log), playground, start, sse };
 }
+
+/** Reservations of the single-connection SSE mode waiting for their event stream at once (each for at most `connectionInitTimeout`). */
+const MAX_RESERVATIONS = 10_000;
+
+/** Why a subscription sent as a plain GraphQL-over-HTTP request is refused. */
+const SUBSCRIPTION_OVER_HTTP = 'Subscriptions are served over server-sent events (Accept: text/event-stream) and WebSocket (graphql-transport-ws), not as a single response';
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';

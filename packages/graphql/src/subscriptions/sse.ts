@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { statusText, type Context } from '@fw/core';
+import type { LogFunction } from '@fw/core/plugin';
+import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
+import { send } from '../endpoint/answer.js';
+import { headerValue } from '../endpoint/negotiation.js';
+import type { StartOperation, StartedOperation } from './operation.js';
+import type { SubscriptionResults } from './results.js';
+import type { StreamHost, StreamRegistration } from './streams.js';
+
+/** The GraphQL-over-SSE side of the endpoint (graphql-sse's protocol, both modes). */
+export interface SseTransport {
+  /** Whether a request to the endpoint is one of the protocol's (`Accept: text/event-stream`, a stream token, a reservation). */
+  claims(ctx: Context, method: string): boolean;
+  /** Answers such a request; an event stream's promise settles when the stream ends. */
+  handle(ctx: Context, method: string): Promise<void>;
+  /** Ends every open stream, each operation with `complete`, and waits for them. */
+  close(): Promise<void>;
+}
+
+/** Bounds of the GraphQL-over-SSE transport. */
+export interface SseLimits {
+  /** Most operations one single-connection stream carries at once (more: 429). */
+  readonly maxPerConnection: number;
+  /** How long a reservation (the single-connection mode's PUT) waits for its event stream, in ms. */
+  readonly reservationTimeout: number;
+  /** Most reservations waiting for their event stream at once (more: 503). */
+  readonly maxReservations: number;
+}
+
+/** One operation running over an event stream. */
+interface RunningOperation {
+  results: SubscriptionResults | undefined;
+  /** Resolves once graphql-sse has queued the operation's `complete` event. */
+  readonly completed: Promise<void>;
+  readonly complete: () => void;
+}
+
+/** The per-request value graphql-sse carries from `onSubscribe` to `onComplete`. */
+interface RequestState {
+  operation?: RunningOperation;
+}
+
+/** A reservation of the single-connection mode, then its event stream. */
+interface Reservation {
+  readonly token: string;
+  connected: boolean;
+  readonly operations: Set<RunningOperation>;
+  timer: NodeJS.Timeout | undefined;
+}
+
+type Request = SseRequest<Context, RequestState>;
+
+/** How long `close()` and an ended stream wait for the operations' `complete` events to be queued. */
+const COMPLETE_WAIT = 1000;
+
+/**
+ * GraphQL over server-sent events with graphql-sse's handler: the distinct-connections mode (an
+ * event stream per operation: `Accept: text/event-stream` on GET or POST) and the
+ * single-connection mode (a reservation `PUT`, its event stream `GET` with the token, operations
+ * `POST`ed with it, `DELETE` to stop one). Every request passed the app's middleware (its 401 or
+ * 429 is a real status); an event stream is registered with the app (`streams.openStream`, its
+ * 429/503 a real status) before anything runs, sends heartbeats, is ended when its consumer stops
+ * reading (more than `maxBufferedBytes` unsent) and when the app closes (every operation gets its
+ * `complete`). Operations start through `start`, the rules every transport shares.
+ */
+export function createSseTransport(start: StartOperation, streams: () => StreamHost, limits: SseLimits, log: LogFunction): SseTransport {
+  const reservations = new Map<string, Reservation>();
+  let pendingReservations = 0;
+  /** Every open event stream, by the function that ends it. */
+  const open = new Set<() => Promise<void>>();
+
+  const refusal = (started: Extract<StartedOperation, { kind: 'refused' }>): SseResponse => [
+    JSON.stringify({ errors: started.errors }),
+    { status: started.status, statusText: statusText(started.status), headers: { ...started.headers, 'content-type': 'application/json; charset=utf-8' } },
+  ];
+
+  const handler = createHandler<Context, RequestState>({
+    authenticate(req): SseResponse | string | undefined {
+      const token = tokenOfRequest(req);
+      if (req.method !== 'PUT' || token !== undefined) return token;
+      if (pendingReservations >= limits.maxReservations) {
+        return [JSON.stringify({ errors: [{ message: 'Too many event streams are being reserved; try again later.' }] }), { status: 503, statusText: statusText(503), headers: { 'content-type': 'application/json; charset=utf-8' } }];
+      }
+      return randomUUID();
+    },
+    async onSubscribe(req, params): Promise<SseResponse | OperationResult> {
+      const ctx = req.raw;
+      const token = tokenOf(ctx);
+      const reservation = token === undefined ? undefined : reservations.get(token);
+      if (reservation !== undefined && !reservation.connected) {
+        return [JSON.stringify({ errors: [{ message: 'The event stream of this token is not connected: GET it with Accept: text/event-stream first.' }] }), { status: 409, statusText: statusText(409), headers: { 'content-type': 'application/json; charset=utf-8' } }];
+      }
+      if (reservation !== undefined && reservation.operations.size >= limits.maxPerConnection) {
+        return [
+          JSON.stringify({ errors: [{ message: `Too many operations on this event stream: at most ${limits.maxPerConnection} at once.`, extensions: { code: 'TOO_MANY_REQUESTS', status: 429 } }] }),
+          { status: 429, statusText: statusText(429), headers: { 'content-type': 'application/json; charset=utf-8' } },
+        ];
+      }
+      let complete!: () => void;
+      const completed = new Promise<void>((resolve) => (complete = resolve));
+      const operation: RunningOperation = { results: undefined, completed, complete };
+      // Counted from now, so operations sent at once cannot pass the limit together.
+      reservation?.operations.add(operation);
+      req.context.operation = operation;
+      const started = await start(ctx, { query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }, {
+        method: req.method,
+        onEnd: () => reservation?.operations.delete(operation),
+      });
+      if (started.kind !== 'stream') reservation?.operations.delete(operation);
+      if (started.kind === 'refused') return refusal(started);
+      if (started.kind === 'result') return single(started.result);
+      operation.results = started.results;
+      return started.results;
+    },
+    onComplete(_ctx, req): void {
+      req.context.operation?.complete();
+    },
+  });
+
+  /** Ends the operations of a stream (each queues its `complete`), then the stream itself. */
+  const endStream = async (operations: Iterable<RunningOperation>, body: AsyncGenerator<string, void, undefined>): Promise<void> => {
+    const running = [...operations];
+    for (const operation of running) void operation.results?.return();
+    await withTimeout(Promise.all(running.map((operation) => operation.completed)), COMPLETE_WAIT);
+    await body.return(undefined);
+  };
+
+  /** Writes an event stream until it ends; `end` ends it from outside (the app, a slow consumer). */
+  const pipe = async (ctx: Context, [body, init]: readonly [AsyncGenerator<string, void, undefined>, SseResponse[1]], registration: StreamRegistration, end: () => Promise<void>): Promise<void> => {
+    const res = ctx.res;
+    const { heartbeat, maxBufferedBytes } = streams().settings;
+    // `content-encoding: none` is graphql-sse's way to keep proxies from compressing; proxies
+    // that buffer (nginx) are told not to.
+    res.writeHead(init.status, { ...init.headers, 'x-accel-buffering': 'no' });
+    let stopping: Promise<void> | undefined;
+    const gone = (): void => {
+      stopping ??= body.return(undefined).then(() => undefined);
+    };
+    res.once('close', gone);
+    const beat = heartbeat > 0 ? setInterval(() => write(res, ':\n\n'), heartbeat) : undefined;
+    open.add(end);
+    try {
+      for await (const chunk of body) {
+        write(res, chunk);
+        if (res.writableLength > maxBufferedBytes && stopping === undefined) {
+          log(`GraphQL event stream ended on ${ctx.path}: the client reads too slowly (${res.writableLength} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
+          gone();
+        }
+      }
+    } finally {
+      open.delete(end);
+      if (beat !== undefined) clearInterval(beat);
+      res.off('close', gone);
+      registration.close();
+      if (!res.writableEnded) res.end();
+    }
+    await stopping;
+  };
+
+  const expire = async (token: string): Promise<void> => {
+    // graphql-sse drops a reservation when its event stream ends: connect one and end it.
+    const [body] = await handler(syntheticStreamRequest(token));
+    if (body !== null && typeof body !== 'string') await body.return(undefined);
+  };
+
+  return {
+    claims(ctx, method) {
+      const accept = headerValue(ctx.headers.accept);
+      if (accept !== undefined && accept.includes('text/event-stream')) return true;
+      if (ctx.headers[TOKEN_HEADER_KEY] !== undefined) return true;
+      // The reservation of the single-connection mode: a PUT without a body.
+      return method === 'PUT' && ctx.headers['content-type'] === undefined;
+    },
+
+    async handle(ctx, method) {
+      const accept = headerValue(ctx.headers.accept);
+      const wantsStream = accept !== undefined && accept.includes('text/event-stream');
+      const token = tokenOf(ctx);
+      const reservation = token === undefined ? undefined : reservations.get(token);
+      let registration: StreamRegistration | undefined;
+      let endRequested = false;
+      let endNow: () => void = () => {
+        endRequested = true;
+      };
+      // An event stream of its own (distinct mode) or of a reservation: counted before anything runs.
+      if (wantsStream && (token === undefined || (reservation !== undefined && !reservation.connected))) {
+        registration = streams().openStream({ protocol: 'graphql-sse', clientKey: ctx.ip, end: () => endNow() });
+      }
+      try {
+        const body = method === 'POST' ? await ctx.parseBody() : null;
+        const req: Request = {
+          method,
+          url: ctx.url,
+          headers: { get: (key) => (key === 'accept' && wantsStream ? 'text/event-stream' : (headerValue(ctx.headers[key.toLowerCase()]) ?? null)) },
+          body: (body ?? null) as Request['body'],
+          raw: ctx,
+          context: {},
+        };
+        const [answer, init] = await handler(req);
+        if (answer === null || typeof answer === 'string') {
+          registration?.close();
+          registration = undefined;
+          if (method === 'PUT' && init.status === 201 && typeof answer === 'string') reserve(answer);
+          send(ctx, [answer, init]);
+          return;
+        }
+        const operations = reservation?.operations ?? new Set(req.context.operation === undefined ? [] : [req.context.operation]);
+        if (reservation !== undefined) {
+          reservation.connected = true;
+          if (reservation.timer !== undefined) clearTimeout(reservation.timer);
+          reservation.timer = undefined;
+          pendingReservations -= 1;
+        }
+        let ending: Promise<void> | undefined;
+        const end = (): Promise<void> => (ending ??= endStream(operations, answer));
+        endNow = () => void end();
+        if (endRequested) void end();
+        const held = registration ?? NO_REGISTRATION;
+        registration = undefined;
+        try {
+          await pipe(ctx, [answer, init], held, end);
+        } finally {
+          if (token !== undefined) reservations.delete(token);
+        }
+      } finally {
+        registration?.close();
+      }
+    },
+
+    async close() {
+      await Promise.all([...open].map((end) => end()));
+      for (const reservation of reservations.values()) if (!reservation.connected) void expire(reservation.token);
+    },
+  };
+
+  function reserve(token: string): void {
+    const reservation: Reservation = { token, connected: false, operations: new Set(), timer: undefined };
+    pendingReservations += 1;
+    reservation.timer = setTimeout(() => {
+      if (reservation.connected) return;
+      reservations.delete(token);
+      pendingReservations -= 1;
+      void expire(token).catch((err: unknown) => log('GraphQL event stream reservation could not be dropped', err));
+    }, limits.reservationTimeout);
+    reservation.timer.unref();
+    reservations.set(token, reservation);
+  }
+}
+
+const NO_REGISTRATION: StreamRegistration = { signal: new AbortController().signal, close: () => undefined };
+
+/** The stream token a request carries (header, or `?token=` for an EventSource that cannot set headers). */
+function tokenOf(ctx: Context): string | undefined {
+  const header = headerValue(ctx.headers[TOKEN_HEADER_KEY]);
+  if (header !== undefined && header !== '') return header;
+  const at = ctx.url.indexOf('?');
+  if (at === -1) return undefined;
+  return new URLSearchParams(ctx.url.slice(at + 1)).get(TOKEN_QUERY_KEY) ?? undefined;
+}
+
+function tokenOfRequest(req: Request): string | undefined {
+  const header = req.headers.get(TOKEN_HEADER_KEY);
+  if (header != null && header !== '') return header;
+  const at = req.url.indexOf('?');
+  return at === -1 ? undefined : (new URLSearchParams(req.url.slice(at + 1)).get(TOKEN_QUERY_KEY) ?? undefined);
+}
+
+/** A result graphql-sse sends as one `next` and a `complete`: an iterable of one. */
+function single(result: StartedOperation & { kind: 'result' } extends { result: infer R } ? R : never): OperationResult {
+  // graphql-sse takes a result with `data` as it is; one without (errors only) as an iterable.
+  return 'data' in result ? (result as OperationResult) : (async function* once() {
+    yield result;
+  })();
+}
+
+function syntheticStreamRequest(token: string): Request {
+  return {
+    method: 'GET',
+    url: '/',
+    headers: { get: (key) => (key === 'accept' ? 'text/event-stream' : key === TOKEN_HEADER_KEY ? token : null) },
+    body: null,
+    raw: undefined as unknown as Context,
+    context: {},
+  };
+}
+
+function write(res: ServerResponse, chunk: string): void {
+  if (!res.writableEnded && !res.destroyed) res.write(chunk);
+}
+
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    void promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
+}

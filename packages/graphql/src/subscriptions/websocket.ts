@@ -1,0 +1,250 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { statusText, toHTTPError, type Context } from '@fw/core';
+import type { LogFunction } from '@fw/core/plugin';
+import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { CloseCode, handleProtocols, makeServer, type OperationResult } from 'graphql-ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { requestError } from '../endpoint/answer.js';
+import type { Connected } from './connect.js';
+import type { StartOperation, StartedOperation } from './operation.js';
+import type { SubscriptionResults } from './results.js';
+import type { StreamHost, StreamRegistration } from './streams.js';
+
+/** The graphql-ws side of the endpoint. */
+export interface WebSocketTransport {
+  /** Takes an `Upgrade: websocket` request on the endpoint path. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends every connection (each subscription gets its `complete`, then the socket closes) and waits for them. */
+  close(): Promise<void>;
+}
+
+/** Bounds of the graphql-ws transport. */
+export interface WebSocketLimits {
+  /** Most subscriptions one socket carries at once (more: an `error` message for the new one). */
+  readonly maxPerConnection: number;
+  /** How long a socket may stay open without `connection_init`, in ms (then closed 4408). */
+  readonly connectionInitTimeout: number;
+  /** The largest message a client may send, in bytes (larger: the socket is closed 1009). */
+  readonly maxPayload: () => number;
+}
+
+/** What graphql-ws keeps per socket (`ctx.extra`). */
+interface Extra {
+  readonly socket: WebSocket;
+  readonly request: IncomingMessage;
+  /** The fw context the app's middleware ran on at `connection_init`. */
+  fw: Context | undefined;
+  readonly running: Map<string, { results: SubscriptionResults; completed: Promise<void>; complete: () => void }>;
+}
+
+/** How long closing waits for the subscriptions' `complete` messages before it closes the socket. */
+const COMPLETE_WAIT = 1000;
+
+/**
+ * graphql-ws (the `graphql-transport-ws` subprotocol) over `ws`, on the HTTP port: an upgrade on
+ * the endpoint path is registered with the app's streams first (refused with a real HTTP 429/503
+ * before the handshake), then handed to graphql-ws's server. `connection_init` runs the app's
+ * middleware (`connect`): a refusal closes the socket 4401/4403/4429 (4400/4500 otherwise) with
+ * the reason. Each `subscribe` starts through `start`, the rules every transport shares; a socket
+ * carries at most `maxPerConnection` subscriptions. Pings at `streams.heartbeat` (a socket that
+ * does not answer within the next interval is cut); a consumer that leaves more than
+ * `maxBufferedBytes` unsent is closed 1008; the app closing completes every subscription.
+ */
+export function createWebSocketTransport(
+  start: StartOperation,
+  connect: (req: IncomingMessage, payload: Readonly<Record<string, unknown>> | undefined) => Promise<Connected>,
+  streams: () => StreamHost,
+  clientKey: (req: IncomingMessage) => string,
+  limits: WebSocketLimits,
+  log: LogFunction,
+): WebSocketTransport {
+  const wss = new WebSocketServer({ noServer: true, handleProtocols, maxPayload: limits.maxPayload(), perMessageDeflate: false });
+  /** Every open socket, by the function that ends it. */
+  const open = new Set<() => Promise<void>>();
+  const started = new WeakMap<ExecutionArgs, StartedOperation>();
+
+  const server = makeServer<Record<string, unknown> | undefined, Extra>({
+    connectionInitWaitTimeout: limits.connectionInitTimeout,
+    async onConnect(ctx) {
+      const { socket, request } = ctx.extra;
+      const connected = await connect(request, ctx.connectionParams);
+      if ('ctx' in connected) {
+        ctx.extra.fw = connected.ctx;
+        return true;
+      }
+      closeSocket(socket, closeCodeOf(connected.status), connected.message);
+      return false;
+    },
+    async onSubscribe(ctx, id, payload) {
+      const fw = ctx.extra.fw;
+      if (fw === undefined) return [requestError(401, 'Unauthorized')];
+      // The new subscription is already counted among graphql-ws's.
+      if (Object.keys(ctx.subscriptions).length > limits.maxPerConnection) {
+        return [requestError(429, `Too many subscriptions on this connection: at most ${limits.maxPerConnection} at once.`)];
+      }
+      let complete!: () => void;
+      const completed = new Promise<void>((resolve) => (complete = resolve));
+      const operation = await start(fw, payload, { method: 'POST', onEnd: () => ctx.extra.running.delete(id) });
+      if (operation.kind === 'refused') return operation.errors.length > 0 ? operation.errors : [new GraphQLError(statusText(operation.status))];
+      if (operation.kind === 'stream') ctx.extra.running.set(id, { results: operation.results, completed, complete });
+      // graphql-ws runs what it is given: the args carry the started operation to `execute`/`subscribe` below.
+      const args = { ...operation.args };
+      started.set(args, operation);
+      return args;
+    },
+    execute: (args) => resultOf(started.get(args)),
+    subscribe: (args) => resultOf(started.get(args)),
+    onComplete(ctx, id) {
+      ctx.extra.running.get(id)?.complete();
+    },
+  });
+
+  const onConnection = (socket: WebSocket, request: IncomingMessage, registration: StreamRegistration): (() => Promise<void>) => {
+    const { heartbeat, maxBufferedBytes } = streams().settings;
+    const extra: Extra = { socket, request, fw: undefined, running: new Map() };
+    let alive = true;
+    const beat =
+      heartbeat > 0
+        ? setInterval(() => {
+            // No pong since the last ping: the peer is gone without closing.
+            if (!alive) return socket.terminate();
+            alive = false;
+            socket.ping();
+          }, heartbeat)
+        : undefined;
+    socket.on('pong', () => {
+      alive = true;
+    });
+    socket.once('error', (err) => {
+      log('GraphQL WebSocket error', err);
+      closeSocket(socket, CloseCode.InternalServerError, 'Internal server error');
+    });
+    let ending: Promise<void> | undefined;
+    const end = (): Promise<void> =>
+      (ending ??= (async () => {
+        const running = [...extra.running.values()];
+        for (const { results } of running) void results.return();
+        await withTimeout(Promise.all(running.map(({ completed }) => completed)), COMPLETE_WAIT);
+        closeSocket(socket, 1001, 'Going away');
+      })());
+    open.add(end);
+    const closed = server.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (err) => (err ? reject(err) : resolve()));
+            if (socket.bufferedAmount > maxBufferedBytes) {
+              log(`GraphQL WebSocket closed: the client reads too slowly (${socket.bufferedAmount} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
+              closeSocket(socket, 1008, 'The client reads too slowly');
+            }
+          }),
+        close: (code, reason) => closeSocket(socket, code ?? 1000, reason ?? ''),
+        onMessage: (cb) =>
+          socket.on('message', (data, isBinary) => {
+            if (isBinary) return closeSocket(socket, CloseCode.BadRequest, 'Binary messages are not part of graphql-transport-ws');
+            cb(textOf(data)).catch((err: unknown) => {
+              log('GraphQL WebSocket message failed', err);
+              closeSocket(socket, CloseCode.InternalServerError, 'Internal server error');
+            });
+          }),
+      },
+      extra,
+    );
+    socket.once('close', (code, reason) => {
+      if (beat !== undefined) clearInterval(beat);
+      open.delete(end);
+      // graphql-ws returns every subscription's iterator (the resolvers' `finally`) before this settles.
+      closed(code, reason.toString())
+        .catch((err: unknown) => log('GraphQL WebSocket close failed', err))
+        .finally(() => registration.close());
+    });
+    return end;
+  };
+
+  return {
+    upgrade(req, socket, head) {
+      let registration: StreamRegistration;
+      let end: (() => Promise<void>) | undefined;
+      let endRequested = false;
+      try {
+        registration = streams().openStream({
+          protocol: 'graphql-ws',
+          clientKey: clientKey(req),
+          end: () => {
+            if (end === undefined) endRequested = true;
+            else void end();
+          },
+        });
+      } catch (err) {
+        const error = toHTTPError(err);
+        refuseUpgrade(socket, error.statusCode, error.headers);
+        return;
+      }
+      // ws answers a bad handshake itself (400) and destroys the socket: no connection then.
+      socket.once('close', () => {
+        if (end === undefined) registration.close();
+      });
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        end = onConnection(ws, req, registration);
+        if (endRequested) void end();
+      });
+    },
+
+    async close() {
+      await Promise.all([...open].map((end) => end()));
+    },
+  };
+}
+
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
+
+function resultOf(operation: StartedOperation | undefined): OperationResult {
+  if (operation === undefined) throw new Error('A GraphQL WebSocket operation ran without being started');
+  if (operation.kind === 'stream') return operation.results;
+  if (operation.kind === 'result') return operation.result;
+  return { errors: [...operation.errors] };
+}
+
+/** graphql-ws's close code for a refusal with HTTP status `status`. */
+function closeCodeOf(status: number): number {
+  if (status === 401) return CloseCode.Unauthorized;
+  if (status === 403) return CloseCode.Forbidden;
+  if (status === 429) return CloseCode.TooManyInitialisationRequests;
+  if (status === 503) return 1013;
+  return status < 500 ? CloseCode.BadRequest : CloseCode.InternalServerError;
+}
+
+/** Closes `socket` once; a reason is cut to the 123 bytes a close frame allows. */
+function closeSocket(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState !== socket.OPEN && socket.readyState !== socket.CONNECTING) return;
+  let text = reason;
+  while (Buffer.byteLength(text) > 123) text = text.slice(0, -1);
+  socket.close(code, text);
+}
+
+/** Answers an upgrade the app refused (429, 503) with that status, before any handshake. */
+function refuseUpgrade(socket: Duplex, status: number, headers: Readonly<Record<string, string>> | undefined): void {
+  if (!socket.writable) return void socket.destroy();
+  const lines = [`HTTP/1.1 ${status} ${statusText(status)}`, 'Connection: close', 'Content-Length: 0'];
+  for (const [name, value] of Object.entries(headers ?? {})) lines.push(`${name}: ${value}`);
+  socket.end(`${lines.join('\r\n')}\r\n\r\n`);
+}
+
+
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    void promise.then(done, done);
+  });
+}

@@ -1,0 +1,130 @@
+import { HTTPError, type Application } from '@fw/core';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { serve, type Served } from './helpers.js';
+import { collect, createProbe, subscriptionSchema, type Probe } from './subscription-helpers.js';
+
+// GraphQL subscriptions over WebSocket (graphql-ws's graphql-transport-ws), with graphql-ws's own
+// client over `ws`, on the app's HTTP port.
+
+let served: Served;
+let probe: Probe;
+let wsUrl: string;
+const clients: Client[] = [];
+
+function client(connectionParams?: Record<string, unknown>, onClosed?: (code: number, reason: string) => void): Client {
+  const made = createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    connectionParams,
+    on: { closed: (event) => onClosed?.((event as { code: number }).code, (event as { reason: string }).reason) },
+  });
+  clients.push(made);
+  return made;
+}
+
+const requireToken = (app: Application): void => {
+  app.use(async (ctx, next) => {
+    const auth = ctx.headers.authorization;
+    if (auth === 'Bearer nope') throw new HTTPError(403, 'Forbidden');
+    if (auth !== undefined && auth !== 'Bearer good') throw new HTTPError(401, 'Unauthorized');
+    ctx.user = auth === undefined ? undefined : 'alice';
+    await next();
+  });
+};
+
+beforeAll(async () => {
+  probe = createProbe();
+  served = await serve({ schema: subscriptionSchema(probe), subscriptions: { maxPerConnection: 3, connectionInitTimeout: 300 } }, requireToken);
+  wsUrl = served.endpoint.replace(/^http/, 'ws');
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map(async (made) => made.dispose()));
+  await served.close();
+});
+
+/** Opens a raw socket speaking graphql-transport-ws, and resolves with how the server closed it. */
+function rawSocket(onOpen: (socket: WebSocket) => void): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
+    socket.once('open', () => onOpen(socket));
+    socket.once('error', reject);
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+  });
+}
+
+describe('GraphQL over WebSocket (graphql-ws)', () => {
+  it('delivers every event of a subscription, then completes', async () => {
+    const results = await collect(client().iterate({ query: 'subscription { count(to: 3) }' }));
+    expect(results).toEqual([{ data: { count: 1 } }, { data: { count: 2 } }, { data: { count: 3 } }]);
+  });
+
+  it('ends a stream whose resolver throws with a next carrying the masked error, then complete', async () => {
+    const results = await collect(client().iterate({ query: 'subscription { boom(after: 1) }' }));
+    expect(results).toEqual([{ data: { boom: 1 } }, { errors: [{ message: 'Internal server error', path: ['boom'], extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] }]);
+  });
+
+  it("runs the resolver generator's finally when the client completes the subscription", async () => {
+    const ran = probe.nextFinally();
+    const iterator = client().iterate({ query: 'subscription { ticks }' });
+    expect((await iterator.next()).value).toEqual({ data: { ticks: 1 } });
+    await iterator.return?.(undefined);
+    await ran;
+  });
+
+  it("runs the resolver generator's finally when the socket closes", async () => {
+    const ran = probe.nextFinally();
+    const closed = rawSocket((socket) => {
+      socket.send(JSON.stringify({ type: 'connection_init' }));
+      socket.on('message', (data) => {
+        const message = JSON.parse((data as Buffer).toString()) as { type: string };
+        if (message.type === 'connection_ack') socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+        if (message.type === 'next') socket.terminate();
+      });
+    });
+    await closed;
+    await ran;
+  });
+
+  it('runs the middleware at connection_init with the payload token as the authorization header', async () => {
+    const results = await collect(client({ token: 'good' }).iterate({ query: 'subscription { whoami }' }));
+    expect(results).toEqual([{ data: { whoami: 'alice' } }]);
+    const withHeader = await collect(client({ authorization: 'Bearer good' }).iterate({ query: 'subscription { whoami }' }));
+    expect(withHeader).toEqual([{ data: { whoami: 'alice' } }]);
+  });
+
+  it('closes the socket 4401 and 4403 when the middleware refuses with 401 or 403', async () => {
+    const closes: Array<[number, string]> = [];
+    await expect(collect(client({ token: 'bad' }, (code, reason) => closes.push([code, reason])).iterate({ query: 'subscription { whoami }' }))).rejects.toBeDefined();
+    await expect(collect(client({ token: 'nope' }, (code, reason) => closes.push([code, reason])).iterate({ query: 'subscription { whoami }' }))).rejects.toBeDefined();
+    expect(closes).toEqual([
+      [4401, 'Unauthorized'],
+      [4403, 'Forbidden'],
+    ]);
+  });
+
+  it('answers a document that does not validate with an error message, keeping the socket', async () => {
+    const made = client();
+    await expect(collect(made.iterate({ query: 'subscription { nope }' }))).rejects.toEqual([expect.objectContaining({ message: 'Cannot query field "nope" on type "Subscription".' })]);
+    expect(await collect(made.iterate({ query: 'subscription { count(to: 1) }' }))).toEqual([{ data: { count: 1 } }]);
+  });
+
+  it('closes a socket that never sends connection_init with 4408 after the timeout', async () => {
+    const closed = await rawSocket(() => undefined);
+    expect(closed).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });
+  });
+
+  it('refuses a subscription past maxPerConnection on one socket, and the others go on', async () => {
+    const made = client();
+    const open = [1, 2, 3].map(() => made.iterate({ query: 'subscription { ticks }' }));
+    for (const iterator of open) expect((await iterator.next()).value).toEqual({ data: { ticks: 1 } });
+    await expect(collect(made.iterate({ query: 'subscription { ticks }' }))).rejects.toEqual([
+      expect.objectContaining({ message: 'Too many subscriptions on this connection: at most 3 at once.', extensions: { code: 'TOO_MANY_REQUESTS', status: 429 } }),
+    ]);
+    expect((await open[0]!.next()).value).toEqual({ data: { ticks: 2 } });
+    await Promise.all(open.map(async (iterator) => iterator.return?.(undefined)));
+  });
+});
