@@ -7,7 +7,9 @@ export { createHandler } from './create-handler.js';
 export { defineOperation } from './define-operation.js';
 export { validate, TOO_DEEP_CODE, TOO_DEEP_MESSAGE } from './validate.js';
 export type {
+  AnyOperationDefinition,
   DefinedOperation,
+  DefinedStreamOperation,
   InferOutput,
   OperationDefinition,
   OperationHandler,
@@ -15,8 +17,14 @@ export type {
   OperationRestDefinition,
   OperationGraphQLDefinition,
   OperationGrpcDefinition,
+  OperationStreamGraphQLDefinition,
+  OperationStreamRestDefinition,
+  OperationUnaryGraphQLDefinition,
   Schema,
   StandardSchemaV1,
+  StreamOperationDefinition,
+  StreamOperationHandler,
+  StreamRestOf,
   ValidatedBody,
   ValidatedContext,
   ValidatedHandler,
