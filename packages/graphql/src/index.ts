@@ -18,3 +18,5 @@ export type {
   GraphQLLogger,
   GraphQLPlugin,
 } from './types.js';
+export { findSchemaChanges } from './operations/breaking.js';
+export type { GraphQLSchemaChange } from './operations/breaking.js';
