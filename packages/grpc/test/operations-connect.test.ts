@@ -74,9 +74,9 @@ describe('rich errors and operations for a Connect (@connectrpc/connect-node) cl
 
   it('calls an operation; enums and optional fields round-trip', async () => {
     const reply = await tasks.createTask!({ title: 'Write docs', priority: 2, estimate: 0 });
-    expect(reply).toMatchObject({ id: 't1', title: 'Write docs', priority: 2, estimate: 0 });
+    expect(reply.task).toMatchObject({ id: 't1', title: 'Write docs', priority: 2, estimate: 0 });
     const without = await tasks.createTask!({ title: 'Later', priority: 1 });
-    expect(without.estimate).toBeUndefined();
+    expect((without.task as { estimate?: number }).estimate).toBeUndefined();
   });
 
   it('lists google.rpc.BadRequest in ConnectError.details for a validation failure', async () => {

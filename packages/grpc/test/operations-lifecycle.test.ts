@@ -53,8 +53,8 @@ describe('gRPC config for apps that serve operations', () => {
       client.close();
       await other.close();
     }
-    expect(plugin.generateProtos().map((f) => f.file)).toEqual(['shop.proto']);
-    expect(plugin.generateProtos()[0]!.text).toContain('rpc Say(SayInput) returns (SayOutput);\n  rpc Shout(ShoutInput) returns (ShoutOutput);');
+    expect(plugin.generateProtos().map((f) => f.file)).toEqual(['shop/shop.proto']);
+    expect(plugin.generateProtos()[0]!.text).toContain('rpc Say(SayRequest) returns (SayResponse);\n  rpc Shout(ShoutRequest) returns (ShoutResponse);');
   });
 
   it('refuses an operation registered after listen()', async () => {
@@ -105,8 +105,8 @@ describe('protoOut and the generated files', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('reads field numbers from protoOut at listen(), and never writes there', async () => {
-    // A previous generation in which `text` had number 7.
+  it('reads field numbers from protoOut at listen(), and never writes there; a file where generation put it before (shop.proto) still counts', async () => {
+    // A previous generation, before files were laid out by package directory, in which `text` had number 7.
     const previous = [
       'syntax = "proto3";',
       'package shop;',
@@ -124,7 +124,7 @@ describe('protoOut and the generated files', () => {
       expect(await readFile(path.join(dir, 'shop.proto'), 'utf8')).toBe(previous);
       // The committed file is not what generation gives now: listen() says so.
       expect(server.logs.map((l) => l.message)).toEqual([
-        `gRPC: shop.proto in protoOut (${dir}) is missing or out of date with the operations: write and commit it (\`fw emit\`, or the plugin's writeProtos()), so that the field numbers in use now stay reserved`,
+        `gRPC: shop/shop.proto in protoOut (${dir}) is missing or out of date with the operations: write and commit it (\`fw emit\`, or the plugin's writeProtos()), so that the field numbers in use now stay reserved`,
       ]);
     } finally {
       client.close();
@@ -158,7 +158,7 @@ describe('protoOut and the generated files', () => {
     app.register(plugin);
     app.operation(echo('shop.v1.Echo'));
     const paths = await plugin.writeProtos();
-    expect(paths).toEqual([path.join(dir, 'shop', 'v1.proto')]);
+    expect(paths).toEqual([path.join(dir, 'shop', 'v1', 'shop.proto')]);
     const text = await readFile(paths[0]!, 'utf8');
     expect(text).toBe(plugin.generateProtos()[0]!.text);
     // Unchanged content is not written again: the file keeps the modification time set here.
@@ -170,7 +170,7 @@ describe('protoOut and the generated files', () => {
     app.operation(echo('shop.v1.Echo', 'shout'));
     await plugin.writeProtos();
     expect((await stat(paths[0]!)).mtime).not.toEqual(past);
-    expect(await readFile(paths[0]!, 'utf8')).toContain('rpc Shout(ShoutInput) returns (ShoutOutput);');
+    expect(await readFile(paths[0]!, 'utf8')).toContain('rpc Shout(ShoutRequest) returns (ShoutResponse);');
   });
 
   it('writeProtos(dir) numbers from the files in dir; without a dir or protoOut it rejects', async () => {
@@ -179,9 +179,10 @@ describe('protoOut and the generated files', () => {
     app.register(plugin);
     app.operation(echo());
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'shop.proto'), 'syntax = "proto3"; package shop; message SayInput { string text = 4; }');
+    await mkdir(path.join(dir, 'shop'));
+    await writeFile(path.join(dir, 'shop', 'shop.proto'), 'syntax = "proto3"; package shop; service Echo { rpc Say(SayRequest) returns (SayResponse); } message SayRequest { string text = 4; } message SayResponse {}');
     await plugin.writeProtos(dir);
-    expect(await readFile(path.join(dir, 'shop.proto'), 'utf8')).toContain('message SayInput {\n  string text = 4;\n}');
+    expect(await readFile(path.join(dir, 'shop', 'shop.proto'), 'utf8')).toContain('message SayRequest {\n  optional string text = 4;\n}');
     await expect(plugin.writeProtos()).rejects.toThrow('writeProtos: give a directory, or set `protoOut` in the gRPC config');
   });
 

@@ -123,8 +123,8 @@ describe('reflection serves valid descriptors', () => {
     const ops = await startOperations([getShelf], { reflection: true });
     try {
       const registry = await reflectedRegistry(ops.target);
-      expect(registry.getService('ops.v1.Shelves')?.methods.map((m) => [m.name, m.input.typeName, m.output.typeName])).toEqual([['GetShelf', 'ops.v1.GetShelfInput', 'ops.v1.Shelf']]);
-      const input = registry.getMessage('ops.v1.GetShelfInput')!;
+      expect(registry.getService('ops.v1.Shelves')?.methods.map((m) => [m.name, m.input.typeName, m.output.typeName])).toEqual([['GetShelf', 'ops.v1.GetShelfRequest', 'ops.v1.GetShelfResponse']]);
+      const input = registry.getMessage('ops.v1.GetShelfRequest')!;
       const note = input.fields.find((f) => f.name === 'note')!;
       expect(note.proto.proto3Optional).toBe(true);
       expect(note.oneof).toBeUndefined();

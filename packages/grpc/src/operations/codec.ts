@@ -1,17 +1,20 @@
 import type { FieldShape, ObjectShape, TypeShape } from '@fw/core';
 import { unwrapNullable } from '@fw/core/plugin';
 import type { ProtoEnum, ProtoMethod } from './model.js';
+import { snakeCase } from './names.js';
 
 /**
  * Between proto messages and an operation's input and output. Requests arrive decoded by
- * proto-loader with defaults (proto3 scalars without presence read as their zero value, messages
- * as null, enums as names, lists and maps empty); the input is made to read as the schema expects:
- * an unset message or optional field is absent (null where the schema says nullable and not
- * optional), an enum's zero value (`X_UNSPECIFIED`) is absent, enum names become the schema's
- * values. Responses get enum values as proto names and non-object outputs wrapped.
+ * proto-loader with the proto's field names (`price_cents`); the input is made to read as the
+ * schema expects, with the schema's keys (`priceCents`): a field with presence the client did not
+ * set (every singular field of a request has it) is absent — so validation says "required" as it
+ * does on REST — or null where the schema says nullable and not optional; an enum's zero value
+ * (`X_UNSPECIFIED`) is absent; enum names become the schema's values; lists and maps are as sent
+ * (empty when not). Responses get the proto's field names, enum values as proto names, and the
+ * result wrapped as the response message says.
  */
 
-type Step = (message: Record<string, unknown>) => void;
+type Step = (message: Record<string, unknown>, out: Record<string, unknown>) => void;
 type Convert = (value: unknown) => unknown;
 
 /** What an enum's zero value becomes: the field is left out. */
@@ -25,7 +28,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export class Codecs {
   readonly #toValue = new Map<object, ReadonlyMap<string, string>>();
   readonly #toProto = new Map<object, ReadonlyMap<string, string>>();
-  readonly #decoders = new Map<object, (message: Record<string, unknown>) => void>();
+  readonly #decoders = new Map<object, (message: Record<string, unknown>) => Record<string, unknown>>();
   readonly #encoders = new Map<object, Convert | undefined>();
 
   constructor(private readonly enums: ReadonlyMap<object, ProtoEnum>) {}
@@ -52,10 +55,7 @@ export class Codecs {
     if (type.kind === 'enum') return this.enumToValue(type.source);
     if (type.kind === 'object') {
       const decode = this.decodeObject(type);
-      return (value) => {
-        if (isRecord(value)) decode(value);
-        return value;
-      };
+      return (value) => (isRecord(value) ? decode(value) : value);
     }
     return undefined;
   }
@@ -70,64 +70,56 @@ export class Codecs {
     return this.decodeElement(type);
   }
 
-  private decodeField(field: FieldShape): Step | undefined {
+  private decodeField(field: FieldShape): Step {
     const { type, nullable } = unwrapNullable(field.type);
-    const name = field.name;
+    const key = field.name;
+    const proto = snakeCase(key);
     if (type.kind === 'list') {
       const item = this.decodeElement(type.of);
-      if (item === undefined) return undefined;
-      return (message) => {
-        const value = message[name];
-        if (Array.isArray(value)) message[name] = value.map(item);
+      return (message, out) => {
+        const value = message[proto];
+        if (value !== undefined) out[key] = item !== undefined && Array.isArray(value) ? value.map(item) : value;
       };
     }
     if (type.kind === 'map') {
       const entry = this.decodeElement(type.of);
-      if (entry === undefined) return undefined;
-      return (message) => {
-        const value = message[name];
-        if (isRecord(value)) for (const key of Object.keys(value)) value[key] = entry(value[key]);
+      return (message, out) => {
+        const value = message[proto];
+        if (entry !== undefined && isRecord(value)) {
+          const copy: Record<string, unknown> = {};
+          for (const name of Object.keys(value)) copy[name] = entry(value[name]);
+          out[key] = copy;
+        } else if (value !== undefined) out[key] = value;
       };
     }
     const convert = this.decodeSingle(type);
-    if (field.optional || nullable) {
-      // A proto3 `optional` field: absent when unset. The schema reads a nullable (not optional) field unset as null.
-      const unset = nullable && !field.optional ? (message: Record<string, unknown>) => void (message[name] = null) : (message: Record<string, unknown>) => void delete message[name];
-      return (message) => {
-        const value = message[name];
-        const converted = value === undefined || value === null ? ABSENT : convert === undefined ? value : convert(value);
-        if (converted === ABSENT) unset(message);
-        else message[name] = converted;
-      };
-    }
-    if (convert === undefined) return undefined;
-    // A required message field the client did not set reads as null; absent, validation names it.
-    return (message) => {
-      const value = message[name];
-      const converted = value === undefined || value === null ? ABSENT : convert(value);
-      if (converted === ABSENT) delete message[name];
-      else message[name] = converted;
+    // Unset: absent, so validation names a required field; the schema reads a nullable (not optional) field unset as null.
+    const unsetNull = nullable && !field.optional;
+    return (message, out) => {
+      const value = message[proto];
+      const converted = value === undefined || value === null ? ABSENT : convert === undefined ? value : convert(value);
+      if (converted !== ABSENT) out[key] = converted;
+      else if (unsetNull) out[key] = null;
     };
   }
 
-  /** Makes a decoded request message read as the object schema expects (in place). */
-  decodeObject(shape: ObjectShape): (message: Record<string, unknown>) => void {
+  /** A decoded request message as the object schema expects it: a new object with the schema's keys. */
+  decodeObject(shape: ObjectShape): (message: Record<string, unknown>) => Record<string, unknown> {
     const known = this.#decoders.get(shape.source);
     if (known !== undefined) return known;
     const steps: Step[] = [];
-    const decode = (message: Record<string, unknown>): void => {
-      for (const step of steps) step(message);
+    const decode = (message: Record<string, unknown>): Record<string, unknown> => {
+      const out: Record<string, unknown> = {};
+      for (const step of steps) step(message, out);
+      return out;
     };
     // Registered before the fields are visited: a schema may contain itself.
     this.#decoders.set(shape.source, decode);
-    for (const field of shape.fields) {
-      const step = this.decodeField(field);
-      if (step !== undefined) steps.push(step);
-    }
+    for (const field of shape.fields) steps.push(this.decodeField(field));
     return decode;
   }
 
-  /** A response value with its enum values as proto names; undefined when nothing in it changes. */
+  /** A response value with the proto's field names and enum values as proto names; undefined when nothing in it changes. */
   encode(type: TypeShape): Convert | undefined {
     switch (type.kind) {
       case 'nullable': {
@@ -162,38 +154,53 @@ export class Codecs {
   private encodeObject(shape: ObjectShape): Convert | undefined {
     // Registered before the fields are visited, so a schema that contains itself finds its encoder.
     if (this.#encoders.has(shape.source)) return this.#encoders.get(shape.source);
-    if (!hasEnum(shape, new Set())) {
+    if (!changes(shape, new Set())) {
       this.#encoders.set(shape.source, undefined);
       return undefined;
     }
-    const steps: Array<[string, Convert]> = [];
+    const steps: Array<[string, string, Convert | undefined]> = [];
     const encode: Convert = (value) => {
       if (!isRecord(value)) return value;
-      const copy = { ...value };
-      for (const [name, convert] of steps) if (copy[name] !== undefined) copy[name] = convert(copy[name]);
-      return copy;
+      const out: Record<string, unknown> = {};
+      for (const [key, proto, convert] of steps) {
+        const field = value[key];
+        if (field !== undefined) out[proto] = convert === undefined ? field : convert(field);
+      }
+      return out;
     };
     this.#encoders.set(shape.source, encode);
-    for (const field of shape.fields) {
-      const convert = this.encode(field.type);
-      if (convert !== undefined) steps.push([field.name, convert]);
-    }
+    for (const field of shape.fields) steps.push([field.name, snakeCase(field.name), this.encode(field.type)]);
     return encode;
   }
 }
 
-function hasEnum(type: TypeShape, visiting: Set<object>): boolean {
+/** Whether a decoded request message of this object differs from the input it stands for (see `Codecs`). */
+function requestChanges(shape: ObjectShape, visiting: Set<object>): boolean {
+  if (visiting.has(shape.source)) return false;
+  visiting.add(shape.source);
+  return shape.fields.some((field) => {
+    if (snakeCase(field.name) !== field.name) return true;
+    const { type, nullable } = unwrapNullable(field.type);
+    // proto-loader reads an unset message as null and an unset enum as its zero value; an unset nullable field must read as null.
+    if (type.kind === 'enum' || type.kind === 'object' || (nullable && !field.optional)) return true;
+    if (type.kind === 'list' || type.kind === 'map') return type.of.kind === 'enum' || (type.of.kind === 'object' && requestChanges(type.of, visiting));
+    return false;
+  });
+}
+
+/** Whether a response value of this type differs from its message: an enum, or a key whose proto name is another, anywhere in it. */
+function changes(type: TypeShape, visiting: Set<object>): boolean {
   switch (type.kind) {
     case 'enum':
       return true;
     case 'nullable':
     case 'list':
     case 'map':
-      return hasEnum(type.of, visiting);
+      return changes(type.of, visiting);
     case 'object':
       if (visiting.has(type.source)) return false;
       visiting.add(type.source);
-      return type.fields.some((field) => hasEnum(field.type, visiting));
+      return type.fields.some((field) => snakeCase(field.name) !== field.name || changes(field.type, visiting));
     default:
       return false;
   }
@@ -205,6 +212,11 @@ export interface OperationCodec {
   readonly request: (message: unknown) => unknown;
   /** The operation's result, as the response message. */
   readonly response: (result: unknown) => unknown;
+  /**
+   * Neither direction changes anything (no enums, no optional or message fields to make absent,
+   * no wrapping): the call can pass the request and the result through as they are.
+   */
+  readonly passThrough: boolean;
 }
 
 /** The codec of one generated method. */
@@ -212,16 +224,24 @@ export function operationCodec(codecs: Codecs, method: ProtoMethod): OperationCo
   const op = method.operation;
   const decode = codecs.decodeObject(op.input);
   const encode = codecs.encode(op.output) ?? ((value: unknown) => value);
-  const request = (message: unknown): unknown => {
-    if (isRecord(message)) decode(message);
-    return message;
-  };
+  const field = method.requestField;
+  // A request without its input message reads as an empty input: validation names each required field.
+  const request =
+    field === undefined
+      ? (message: unknown): unknown => (isRecord(message) ? decode(message) : message)
+      : (message: unknown): unknown => decode(isRecord(message) && isRecord(message[field]) ? message[field] : {});
+  const wrapped = method.responseField;
+  if (field === undefined && method.wrap === 'none' && !requestChanges(op.input, new Set()) && codecs.encode(op.output) === undefined) {
+    return { request, response: (result) => result ?? {}, passThrough: true };
+  }
   switch (method.wrap) {
     case 'items':
-      return { request, response: (result) => ({ items: encode(result) ?? [] }) };
+      return { request, response: (result) => ({ items: encode(result) ?? [] }), passThrough: false };
     case 'value':
-      return { request, response: (result) => (result === null || result === undefined ? {} : { value: encode(result) }) };
+      return { request, response: (result) => (result === null || result === undefined ? {} : { value: encode(result) }), passThrough: false };
+    case 'field':
+      return { request, response: (result) => (result === null || result === undefined ? {} : { [wrapped!]: encode(result) }), passThrough: false };
     default:
-      return { request, response: (result) => encode(result) ?? {} };
+      return { request, response: (result) => encode(result) ?? {}, passThrough: false };
   }
 }

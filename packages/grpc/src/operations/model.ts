@@ -1,7 +1,7 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
-import { byName, compareNames, operationError, pascalCase, typeStem, unwrapNullable } from '@fw/core/plugin';
+import { byName, compareNames, operationError, typeNames, unwrapNullable, type TypeNames } from '@fw/core/plugin';
 import { grpcMethodName } from './binding.js';
-import { isIdentifier, isTypeName, jsonName, protoFileOf, upperSnakeCase } from './names.js';
+import { isIdentifier, isTypeName, jsonName, protoFileOf, snakeCase, upperSnakeCase } from './names.js';
 
 /**
  * The proto model of a set of operations: the messages, enums and services their shapes map to,
@@ -11,13 +11,24 @@ import { isIdentifier, isTypeName, jsonName, protoFileOf, upperSnakeCase } from 
 
 /** A field of a generated message. */
 export interface ProtoField {
+  /** The proto name, lower_snake_case (`price_cents`). */
   readonly name: string;
+  /** The schema's key (`priceCents`): what the operation's input and output carry. */
+  readonly key: string;
+  /** `json_name`, printed when protoc's default (from `name`) is not the key's JSON name (`HTTPStatus`). */
+  readonly jsonName: string | undefined;
   /** The type as the .proto writes it: `string`, `Book`, `map<string, int64>`. */
   readonly type: string;
   readonly label: 'optional' | 'repeated' | undefined;
   /** What the field is on the wire (`string`, `int`, `message`, `repeated enum`…); a field whose kind changes gets a new number. */
   readonly kind: string;
+  /** The message or enum the field holds (a list's items, a map's values), if any. */
+  readonly ref: string | undefined;
   readonly description: string | undefined;
+  /** `.meta({ deprecated: true })`: true, or the reason given. */
+  readonly deprecated: true | string | undefined;
+  /** The one field of a request or response that holds a named input or output: named after its type, it stays the same field when the type is renamed. */
+  readonly wrapper?: true;
 }
 
 /** A generated message. */
@@ -42,13 +53,27 @@ export interface ProtoEnum {
   readonly description: string | undefined;
 }
 
+/**
+ * How an operation's result travels in its `<Method>Response`: as the message's own fields
+ * (`none`: an object without a name of its own), in one field named after the object's name
+ * (`field`), or wrapped in `value` / `items`.
+ */
+export type ResponseWrap = 'none' | 'field' | 'value' | 'items';
+
 /** An RPC of a generated service, served by one operation. */
 export interface ProtoMethod {
   readonly name: string;
+  /** The request message: `<Method>Request` (`<Service><Method>Request` when two services of the package have the method). */
   readonly input: string;
+  /** The response message: `<Method>Response` (or `<Service><Method>Response`). */
   readonly output: string;
-  /** How the operation's result travels: as the message itself, or wrapped in `value`/`items`. */
-  readonly wrap: 'none' | 'value' | 'items';
+  /** The request field that holds the input when the input schema has a name of its own; undefined when the input's fields are the request's. */
+  readonly requestField: string | undefined;
+  readonly wrap: ResponseWrap;
+  /** The response field that holds the result (`items`, `value`, or the object's field name); undefined for `none`. */
+  readonly responseField: string | undefined;
+  /** A server-streaming RPC: each event of the operation is one response message. */
+  readonly stream: boolean;
   readonly operation: Operation;
 }
 
@@ -61,7 +86,7 @@ export interface ProtoService {
 /** One proto package: one generated file. */
 export interface ProtoPackage {
   readonly name: string;
-  /** `<package path>.proto`. */
+  /** `<package directory>/<name>.proto` (`protoFileOf`). */
   readonly file: string;
   readonly services: ProtoService[];
   /** The messages and enums the package's services use, by name. */
@@ -96,6 +121,22 @@ interface TypeEntry {
   readonly refs: Set<string>;
 }
 
+/** A field as built, before its label is known: whether it has presence of its own (optional, nullable) and whether it could take `optional`. */
+interface BuiltField extends ProtoField {
+  readonly singular: boolean;
+}
+
+/** `[deprecated = true]` for a field: true, or the reason given (printed as a comment). */
+function deprecationOf(field: FieldShape): true | string | undefined {
+  if (typeof field.deprecationReason === 'string' && field.deprecationReason.trim() !== '') return field.deprecationReason;
+  return field.deprecated === true ? true : undefined;
+}
+
+/** Whether an operation streams its results (`stream: true`). */
+export function isStreaming(op: Operation): boolean {
+  return op.stream === true;
+}
+
 function fail(op: Operation, path: string, message: string): never {
   throw operationError(op, path, message);
 }
@@ -115,6 +156,10 @@ export function splitService(op: Operation): { pkg: string; service: string } {
 
 class ModelBuilder {
   readonly types = new Map<string, TypeEntry>();
+
+  /** `names`: every object and enum schema's name, the same in every protocol (core's `typeNames`). */
+  constructor(private readonly names: TypeNames) {}
+
   readonly bySource = new Map<object, string>();
   readonly enumsBySource = new Map<object, ProtoEnum>();
 
@@ -124,7 +169,7 @@ class ModelBuilder {
     }
     const existing = this.types.get(name);
     if (existing !== undefined) {
-      fail(op, path, `the type name "${name}" is already taken by another schema (${existing.where}): give one of them another name with .meta({ id })`);
+      fail(op, path, `the type name "${name}" is already taken by another ${existing.source === undefined ? 'generated message' : 'schema'} (${existing.where}): give one of them another name with .meta({ id })`);
     }
     const entry: TypeEntry = { source, where: `operation "${op.name}" at ${path}`, type, refs: new Set() };
     this.types.set(name, entry);
@@ -132,81 +177,99 @@ class ModelBuilder {
     return entry;
   }
 
-  /** The message of an object shape: one per schema, named by the schema or `derived`. */
-  message(op: Operation, shape: ObjectShape, derived: string, path: string): string {
+  /** The message of an object shape: one per schema, named as every protocol names it. */
+  message(op: Operation, shape: ObjectShape, path: string): string {
     const known = this.bySource.get(shape.source);
     if (known !== undefined) return known;
-    const name = shape.name ?? derived;
+    return this.build(op, shape, this.names.nameOf(shape), path, shape.source, shape.description);
+  }
+
+  /**
+   * A message with the fields of `shape`, named `name`. `source` is the schema it stands for
+   * (undefined for a request or response that takes the fields of an operation's input or output).
+   */
+  build(op: Operation, shape: ObjectShape, name: string, path: string, source: object | undefined, description: string | undefined): string {
     const fields: ProtoField[] = [];
-    const entry = this.claim(op, path, name, shape.source, { name, fields, description: shape.description });
-    // Shared schemas nested below take their name from their first use: visit fields by name, so
-    // that reordering keys changes no name.
+    const entry = this.claim(op, path, name, source, { name, fields, description });
     const built = new Map<string, ProtoField>();
+    const protoNames = new Map<string, string>();
     const json = new Map<string, string>();
     for (const field of [...shape.fields].sort(byName)) {
       const fieldPath = `${path}.${field.name}`;
       if (!isIdentifier(field.name)) fail(op, fieldPath, `"${field.name}" is not a valid proto field name (letters, digits and _, not starting with a digit)`);
+      const proto = snakeCase(field.name);
+      const same = protoNames.get(proto);
+      if (same !== undefined) fail(op, fieldPath, `the fields "${same}" and "${field.name}" would both be named "${proto}" in proto (lower_snake_case)`);
+      protoNames.set(proto, field.name);
       const clash = json.get(jsonName(field.name));
       if (clash !== undefined) fail(op, fieldPath, `the fields "${clash}" and "${field.name}" have the same JSON name "${jsonName(field.name)}", which proto3 forbids`);
       json.set(jsonName(field.name), field.name);
-      built.set(field.name, this.field(op, entry, name, field, fieldPath));
+      built.set(field.name, this.field(op, entry, field, fieldPath));
     }
     for (const field of shape.fields) fields.push(built.get(field.name)!);
     return name;
   }
 
-  private field(op: Operation, owner: TypeEntry, parent: string, field: FieldShape, path: string): ProtoField {
+  private field(op: Operation, owner: TypeEntry, field: FieldShape, path: string): BuiltField {
     const { type, nullable } = unwrapNullable(field.type);
-    const derived = parent + pascalCase(field.name);
-    const base = { name: field.name, description: field.description ?? type.description };
+    const name = snakeCase(field.name);
+    const json = jsonName(field.name);
+    const base = {
+      name,
+      key: field.name,
+      jsonName: jsonName(name) === json ? undefined : json,
+      // A named message or enum carries its own description; a field repeats only what is said of it.
+      description: field.description ?? (type.kind === 'object' || type.kind === 'enum' ? undefined : type.description),
+      deprecated: deprecationOf(field),
+    };
     // A repeated or map field has no presence in proto3: null, absent and empty are one on the wire.
     if (type.kind === 'list') {
-      const item = this.element(op, owner, type.of, derived, `${path}[]`, 'list');
-      return { ...base, type: item.type, label: 'repeated', kind: `repeated ${item.kind}` };
+      const item = this.element(op, owner, type.of, `${path}[]`, 'list');
+      return { ...base, type: item.type, label: 'repeated', kind: `repeated ${item.kind}`, ref: item.ref, singular: false };
     }
     if (type.kind === 'map') {
-      const value = this.element(op, owner, type.of, derived, `${path}{}`, 'map');
-      return { ...base, type: `map<string, ${value.type}>`, label: undefined, kind: `map ${value.kind}` };
+      const value = this.element(op, owner, type.of, `${path}{}`, 'map');
+      return { ...base, type: `map<string, ${value.type}>`, label: undefined, kind: `map ${value.kind}`, ref: value.ref, singular: false };
     }
-    const single = this.single(op, owner, type, derived, path);
-    return { ...base, type: single.type, label: field.optional || nullable ? 'optional' : undefined, kind: single.kind };
+    const single = this.single(op, owner, type, path);
+    return { ...base, type: single.type, label: field.optional || nullable ? 'optional' : undefined, kind: single.kind, ref: single.ref, singular: single.kind !== 'message' };
   }
 
-  element(op: Operation, owner: TypeEntry | undefined, type: TypeShape, derived: string, path: string, container: 'list' | 'map'): { type: string; kind: string } {
+  element(op: Operation, owner: TypeEntry | undefined, type: TypeShape, path: string, container: 'list' | 'map'): Single {
     const what = container === 'list' ? 'a list (repeated field)' : 'a map';
     if (type.kind === 'nullable') fail(op, path, `${what} of nullable values cannot map to proto, which cannot hold null there: drop .nullable() on the values`);
     if (type.kind === 'list' || type.kind === 'map') {
       fail(op, path, `${what} of ${type.kind === 'list' ? 'lists' : 'maps'} cannot map to proto: wrap the inner ${type.kind} in an object`);
     }
-    return this.single(op, owner, type, derived, path);
+    return this.single(op, owner, type, path);
   }
 
-  single(op: Operation, owner: TypeEntry | undefined, type: TypeShape, derived: string, path: string): { type: string; kind: string } {
+  single(op: Operation, owner: TypeEntry | undefined, type: TypeShape, path: string): Single {
     switch (type.kind) {
       case 'scalar': {
         const scalar = SCALARS[type.scalar] as { type: string; kind: string } | undefined;
         if (scalar === undefined) fail(op, path, `the scalar kind "${String(type.scalar)}" has no proto type`);
-        return scalar;
+        return { ...scalar, ref: undefined };
       }
       case 'enum': {
-        const name = this.enumeration(op, type, derived, path);
+        const name = this.enumeration(op, type, path);
         owner?.refs.add(name);
-        return { type: name, kind: 'enum' };
+        return { type: name, kind: 'enum', ref: name };
       }
       case 'object': {
-        const name = this.message(op, type, derived, path);
+        const name = this.message(op, type, path);
         owner?.refs.add(name);
-        return { type: name, kind: 'message' };
+        return { type: name, kind: 'message', ref: name };
       }
       default:
         return fail(op, path, `a ${type.kind} cannot map to proto here`);
     }
   }
 
-  private enumeration(op: Operation, shape: Extract<TypeShape, { kind: 'enum' }>, derived: string, path: string): string {
+  private enumeration(op: Operation, shape: Extract<TypeShape, { kind: 'enum' }>, path: string): string {
     const known = this.bySource.get(shape.source);
     if (known !== undefined) return known;
-    const name = shape.name ?? derived;
+    const name = this.names.nameOf(shape);
     const prefix = upperSnakeCase(name);
     const zero = `${prefix}_UNSPECIFIED`;
     const values: ProtoEnumValue[] = [];
@@ -227,27 +290,53 @@ class ModelBuilder {
     return name;
   }
 
-  /** The response message of an operation: its object output, or a wrapper around anything else. */
-  output(op: Operation): { name: string; wrap: ProtoMethod['wrap'] } {
-    const stem = typeStem(op);
-    if (op.output.kind === 'object') return { name: this.message(op, op.output, `${stem}Output`, 'output'), wrap: 'none' };
-    const name = `${stem}Output`;
+  /**
+   * The request message of an RPC, `name`: the input's fields, or, when the input schema has a name
+   * of its own (it may be used elsewhere too), one field of that message named after it.
+   */
+  request(op: Operation, name: string): string | undefined {
+    const input = op.input;
+    if (input.name === undefined) {
+      this.build(op, input, name, 'input', undefined, input.description);
+      return undefined;
+    }
     const fields: ProtoField[] = [];
-    const entry = this.claim(op, 'output', name, undefined, { name, fields, description: op.output.description });
-    const { type, nullable } = unwrapNullable(op.output);
+    const entry = this.claim(op, 'input', name, undefined, { name, fields, description: undefined });
+    const single = this.single(op, entry, input, 'input');
+    const field = snakeCase(single.type);
+    fields.push(wrapper(field, single, undefined));
+    return field;
+  }
+
+  /** The response message of an RPC, `name`: how the operation's output travels in it. */
+  response(op: Operation, name: string): { wrap: ResponseWrap; field: string | undefined } {
+    const output = op.output;
+    if (output.kind === 'object' && output.name === undefined) {
+      this.build(op, output, name, 'output', undefined, output.description);
+      return { wrap: 'none', field: undefined };
+    }
+    const fields: ProtoField[] = [];
+    const entry = this.claim(op, 'output', name, undefined, { name, fields, description: undefined });
+    if (output.kind === 'object') {
+      const single = this.single(op, entry, output, 'output');
+      const field = snakeCase(single.type);
+      fields.push(wrapper(field, single, undefined));
+      return { wrap: 'field', field };
+    }
+    const { type, nullable } = unwrapNullable(output);
     if (type.kind === 'list') {
-      const item = this.element(op, entry, type.of, `${stem}OutputItem`, 'output[]', 'list');
-      fields.push({ name: 'items', type: item.type, label: 'repeated', kind: `repeated ${item.kind}`, description: undefined });
-      return { name, wrap: 'items' };
+      const item = this.element(op, entry, type.of, 'output[]', 'list');
+      fields.push({ ...wrapper('items', item, 'repeated'), kind: `repeated ${item.kind}` });
+      return { wrap: 'items', field: 'items' };
     }
     if (type.kind === 'map') {
-      const value = this.element(op, entry, type.of, `${stem}OutputValue`, 'output{}', 'map');
-      fields.push({ name: 'value', type: `map<string, ${value.type}>`, label: undefined, kind: `map ${value.kind}`, description: undefined });
-      return { name, wrap: 'value' };
+      const value = this.element(op, entry, type.of, 'output{}', 'map');
+      fields.push({ ...wrapper('value', value, undefined), type: `map<string, ${value.type}>`, kind: `map ${value.kind}` });
+      return { wrap: 'value', field: 'value' };
     }
-    const single = this.single(op, entry, type, `${stem}OutputValue`, 'output');
-    fields.push({ name: 'value', type: single.type, label: nullable ? 'optional' : undefined, kind: single.kind, description: undefined });
-    return { name, wrap: 'value' };
+    const single = this.single(op, entry, type, 'output');
+    fields.push(wrapper('value', single, nullable ? 'optional' : undefined));
+    return { wrap: 'value', field: 'value' };
   }
 
   /** The names `roots` use, directly or through their fields, in the order found. */
@@ -261,6 +350,33 @@ class ModelBuilder {
     roots.forEach(visit);
     return [...found];
   }
+
+  /**
+   * Gives every singular scalar and enum field of a message that requests carry explicit presence
+   * (`optional`): proto3 cannot tell a field the client left out from its zero value otherwise, and
+   * validation could not say "required" as it does on REST.
+   */
+  presence(inputs: ReadonlySet<string>): void {
+    for (const name of inputs) {
+      const type = this.types.get(name)?.type;
+      if (type === undefined || !('fields' in type)) continue;
+      const fields = type.fields as ProtoField[];
+      fields.forEach((field, i) => {
+        if ((field as BuiltField).singular && field.label === undefined) fields[i] = { ...field, label: 'optional' };
+      });
+    }
+  }
+}
+
+interface Single {
+  readonly type: string;
+  readonly kind: string;
+  readonly ref: string | undefined;
+}
+
+/** A field a request or response wraps its value in. */
+function wrapper(name: string, single: Single, label: ProtoField['label']): BuiltField {
+  return { name, key: name, jsonName: undefined, type: single.type, label, kind: single.kind, ref: single.ref, description: undefined, deprecated: undefined, singular: false, wrapper: true };
 }
 
 /**
@@ -269,30 +385,43 @@ class ModelBuilder {
  * already defined by `taken` (the fully-qualified names of the user's own .proto).
  */
 export function buildModel(operations: readonly Operation[], taken: ReadonlySet<string> = new Set()): ProtoModel {
-  const builder = new ModelBuilder();
+  // Names come from every operation given, gRPC or not: a schema has one name in every protocol.
+  const builder = new ModelBuilder(typeNames(operations));
   const packages = new Map<string, Map<string, ProtoService>>();
   const methodOwners = new Map<string, Operation>();
-  for (const op of operations) {
-    if (op.grpc === undefined) continue;
-    const { pkg, service } = splitService(op);
-    const method = grpcMethodName(op);
+  // Names are given in the order of operation names, never of registration.
+  const served = operations.filter((op) => op.grpc !== undefined).sort(byName);
+  const bindings = served.map((op) => ({ op, ...splitService(op), method: grpcMethodName(op) }));
+  // A method name two services of one package share would give both the same `<Method>Request`: those take the service's name first.
+  const services = new Map<string, Set<string>>();
+  for (const { pkg, service, method } of bindings) {
+    const key = `${pkg}.${method}`;
+    services.set(key, (services.get(key) ?? new Set()).add(service));
+  }
+  const requests = new Set<string>();
+  for (const { op, pkg, service, method } of bindings) {
     if (!isIdentifier(method)) fail(op, 'grpc.method', `"${method}" is not a valid proto method name`);
     const key = `${pkg}.${service}/${method}`;
     const owner = methodOwners.get(key);
     if (owner !== undefined) fail(op, 'grpc', `the method ${key} is already served by operation "${owner.name}": give one of them another grpc.method`);
     methodOwners.set(key, op);
     if (op.input.kind !== 'object') fail(op, 'input', 'the input must be an object');
-    const input = builder.message(op, op.input, `${typeStem(op)}Input`, 'input');
-    const output = builder.output(op);
-    const services = packages.get(pkg) ?? new Map<string, ProtoService>();
-    packages.set(pkg, services);
-    const entry = services.get(service) ?? { name: service, methods: [] };
-    services.set(service, entry);
-    entry.methods.push({ name: method, input, output: output.name, wrap: output.wrap, operation: op });
+    const stem = services.get(`${pkg}.${method}`)!.size > 1 ? `${service}${method}` : method;
+    const input = `${stem}Request`;
+    const requestField = builder.request(op, input);
+    const output = `${stem}Response`;
+    const response = builder.response(op, output);
+    requests.add(input);
+    const byService = packages.get(pkg) ?? new Map<string, ProtoService>();
+    packages.set(pkg, byService);
+    const entry = byService.get(service) ?? { name: service, methods: [] };
+    byService.set(service, entry);
+    entry.methods.push({ name: method, input, output, requestField, wrap: response.wrap, responseField: response.field, stream: isStreaming(op), operation: op });
   }
+  builder.presence(new Set(builder.closure([...requests])));
   const result: ProtoPackage[] = [];
-  for (const [name, services] of [...packages].sort(([a], [b]) => compareNames(a, b))) {
-    const serviceList = [...services.values()].sort(byName);
+  for (const [name, byService] of [...packages].sort(([a], [b]) => compareNames(a, b))) {
+    const serviceList = [...byService.values()].sort(byName);
     for (const service of serviceList) service.methods.sort(byName);
     const roots = serviceList.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output]));
     const types = builder.closure(roots).map((typeName) => builder.types.get(typeName)!);

@@ -36,7 +36,29 @@ export function jsonName(name: string): string {
   return name.replace(/_+([a-z0-9])/gi, (_, char: string) => char.toUpperCase());
 }
 
-/** `acme.shop.v1` → `acme/shop/v1.proto`: the file a proto package's messages and services are generated in. */
+/** `priceCents` → `price_cents`, `HTTPStatus` → `http_status`, `main_label` stays: a field name as the protobuf style guide (and `buf lint`) writes it. */
+export function snakeCase(key: string): string {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+/** A package component that is a version (`v1`, `v2beta1`, `v1p1alpha`), as buf's PACKAGE_VERSION_SUFFIX reads it. */
+const VERSION = /^v\d+(?:p\d+)?(?:(?:alpha|beta)\d*)?$/;
+
+/**
+ * `acme.shop.v1` → `acme/shop/v1/shop.proto`, `bookstore` → `bookstore/bookstore.proto`: the file a
+ * proto package is generated in, in the directory of its package (buf's PACKAGE_DIRECTORY_MATCH),
+ * named after the last part of the package that is not a version.
+ */
 export function protoFileOf(pkg: string): string {
+  const parts = pkg.split('.');
+  const stem = [...parts].reverse().find((part) => !VERSION.test(part)) ?? parts[parts.length - 1]!;
+  return `${parts.join('/')}/${snakeCase(stem)}.proto`;
+}
+
+/** `acme.shop.v1` → `acme/shop/v1.proto`: where files were generated before they were laid out by package directory, read as the previous generation when the file is not found where it is now. */
+export function legacyProtoFileOf(pkg: string): string {
   return `${pkg.split('.').join('/')}.proto`;
 }

@@ -1,10 +1,12 @@
+import type { Operation } from '@fw/core';
 import { compareNames } from '@fw/core/plugin';
 import type { ProtoModel, ProtoPackage } from './model.js';
-import { numberEnum, numberMessage, readPrevious, type NumberRange, type NumberedEnum, type NumberedMessage, type PreviousFile } from './numbering.js';
+import { legacyProtoFileOf } from './names.js';
+import { numberPackage, readPrevious, type NumberRange, type NumberedEnum, type NumberedMessage, type PreviousFile } from './numbering.js';
 
 /** One generated .proto file. */
 export interface GeneratedProto {
-  /** The path relative to the output directory: `<package path>.proto` (`acme/shop/v1.proto` for package `acme.shop.v1`). */
+  /** The path relative to the output directory, in the package's directory: `acme/shop/v1/shop.proto` for package `acme.shop.v1`. */
   readonly file: string;
   readonly text: string;
 }
@@ -19,9 +21,16 @@ function comment(lines: string[], text: string | undefined, indent: string): voi
   for (const line of text.trim().split(/\r?\n/)) lines.push(`${indent}//${line.length > 0 ? ' ' : ''}${line}`.trimEnd());
 }
 
-function reserved(lines: string[], numbers: readonly NumberRange[], names: readonly string[]): void {
+function reservedNumbers(lines: string[], numbers: readonly NumberRange[]): void {
   if (numbers.length > 0) lines.push(`  reserved ${numbers.map(([start, end]) => (start === end ? `${start}` : `${start} to ${end}`)).join(', ')};`);
-  if (names.length > 0) lines.push(`  reserved ${names.map((name) => JSON.stringify(name)).join(', ')};`);
+}
+
+/** The `[...]` options of a field. */
+function fieldOptions(field: NumberedMessage['fields'][number]): string {
+  const options: string[] = [];
+  if (field.jsonName !== undefined) options.push(`json_name = ${JSON.stringify(field.jsonName)}`);
+  if (field.deprecated !== undefined) options.push('deprecated = true');
+  return options.length === 0 ? '' : ` [${options.join(', ')}]`;
 }
 
 function printMessage(lines: string[], message: NumberedMessage): void {
@@ -29,9 +38,14 @@ function printMessage(lines: string[], message: NumberedMessage): void {
   const body: string[] = [];
   for (const field of message.fields) {
     comment(body, field.description, '  ');
-    body.push(`  ${field.label !== undefined ? `${field.label} ` : ''}${field.type} ${field.name} = ${field.number};`);
+    if (typeof field.deprecated === 'string') comment(body, `Deprecated: ${field.deprecated}`, '  ');
+    body.push(`  ${field.label !== undefined ? `${field.label} ` : ''}${field.type} ${field.name} = ${field.number}${fieldOptions(field)};`);
   }
-  reserved(body, message.reservedNumbers, message.reservedNames);
+  reservedNumbers(body, message.reservedNumbers);
+  // One name a line, with the kind it had: a field of that name may come back only with that kind.
+  const unknown = message.reservedNames.filter((r) => r.kind === undefined).map((r) => JSON.stringify(r.name));
+  if (unknown.length > 0) body.push(`  reserved ${unknown.join(', ')};`);
+  for (const { name, kind } of message.reservedNames) if (kind !== undefined) body.push(`  reserved ${JSON.stringify(name)}; // was ${kind}`);
   if (body.length === 0) lines.push(`message ${message.name} {}`);
   else lines.push(`message ${message.name} {`, ...body, '}');
 }
@@ -40,28 +54,41 @@ function printEnum(lines: string[], generated: NumberedEnum): void {
   comment(lines, generated.description, '');
   lines.push(`enum ${generated.name} {`);
   for (const value of generated.values) lines.push(`  ${value.name} = ${value.number};`);
-  reserved(lines, generated.reservedNumbers, generated.reservedNames);
+  reservedNumbers(lines, generated.reservedNumbers);
+  if (generated.reservedNames.length > 0) lines.push(`  reserved ${generated.reservedNames.map((name) => JSON.stringify(name)).join(', ')};`);
   lines.push('}');
 }
 
-/** The text of one package's file, numbered from `previous` (the file as generated before, if any). */
-export function printPackage(pkg: ProtoPackage, previous: PreviousFile | undefined): string {
+/** What an operation says about its own deprecation, if its definition passes it on. */
+function deprecationOf(op: Operation): string | true | undefined {
+  const meta = op as { readonly deprecated?: boolean; readonly deprecationReason?: string };
+  if (typeof meta.deprecationReason === 'string' && meta.deprecationReason.trim() !== '') return meta.deprecationReason;
+  return meta.deprecated === true ? true : undefined;
+}
+
+/** The text of one package's file, numbered from `previous` (the file as generated before, if any); `where` names that file in errors. */
+export function printPackage(pkg: ProtoPackage, previous: PreviousFile | undefined, where = pkg.file): string {
+  const numbered = numberPackage(pkg, previous, where);
   const lines = [...HEADER, 'syntax = "proto3";', '', `package ${pkg.name};`];
   for (const service of pkg.services) {
     lines.push('', `service ${service.name} {`);
     for (const method of service.methods) {
       comment(lines, method.operation.description, '  ');
-      lines.push(`  rpc ${method.name}(${method.input}) returns (${method.output});`);
+      const deprecated = deprecationOf(method.operation);
+      if (typeof deprecated === 'string') comment(lines, `Deprecated: ${deprecated}`, '  ');
+      const rpc = `  rpc ${method.name}(${method.input}) returns (${method.stream ? 'stream ' : ''}${method.output})`;
+      if (deprecated === undefined) lines.push(`${rpc};`);
+      else lines.push(`${rpc} {`, '    option deprecated = true;', '  }');
     }
     lines.push('}');
   }
-  for (const message of pkg.messages) {
+  for (const message of numbered.messages) {
     lines.push('');
-    printMessage(lines, numberMessage(message, previous?.messages.get(message.name)));
+    printMessage(lines, message);
   }
-  for (const generated of pkg.enums) {
+  for (const generated of numbered.enums) {
     lines.push('');
-    printEnum(lines, numberEnum(generated, previous?.enums.get(generated.name)));
+    printEnum(lines, generated);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -69,12 +96,21 @@ export function printPackage(pkg: ProtoPackage, previous: PreviousFile | undefin
 /** Where a previous generation is read from: file name → its text, undefined when there is none. */
 export type PreviousSource = (file: string) => string | undefined;
 
-/** Every package's file, sorted by file name. */
+/**
+ * Every package's file, sorted by file name. A package's previous file is read where it is
+ * generated now, else where files were generated before they were laid out by package directory
+ * (`acme/shop/v1.proto`), so that moving the file keeps its numbers.
+ */
 export function printModel(model: ProtoModel, previous: PreviousSource): GeneratedProto[] {
   return model.packages
     .map((pkg): GeneratedProto => {
-      const text = previous(pkg.file);
-      return { file: pkg.file, text: printPackage(pkg, text === undefined ? undefined : readPrevious(pkg.file, text)) };
+      let from = pkg.file;
+      let text = previous(from);
+      if (text === undefined) {
+        from = legacyProtoFileOf(pkg.name);
+        text = previous(from);
+      }
+      return { file: pkg.file, text: printPackage(pkg, text === undefined ? undefined : readPrevious(from, text), from) };
     })
     .sort((a, b) => compareNames(a.file, b.file));
 }
