@@ -22,6 +22,8 @@ export interface StartedOperations {
   app: Application;
   grpc: GrpcPlugin;
   target: string;
+  /** The app's HTTP address (`http://127.0.0.1:<port>`), where operations with `rest` are served. */
+  url: string;
   logs: Array<{ message: string; error: unknown }>;
 }
 
@@ -38,8 +40,8 @@ export async function startOperations(
   app.register(plugin);
   for (const op of operations) app.operation(op);
   prepare?.(app);
-  await app.listen(0, '127.0.0.1');
-  return { app, grpc: plugin, target: plugin.address!.target, logs };
+  const { url } = await app.listen(0, '127.0.0.1');
+  return { app, grpc: plugin, target: plugin.address!.target, url, logs };
 }
 
 /** The messages of google/rpc/status.proto and error_details.proto a client decodes rich errors with. */
