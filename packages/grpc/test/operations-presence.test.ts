@@ -32,7 +32,7 @@ function placeOrder(version: 1 | 2) {
 }
 
 async function violations(call: Promise<unknown>): Promise<Array<{ field: string; description: string }>> {
-  const err = await failure(call as Promise<never>);
+  const err = await failure(call);
   expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
   return decodeRichStatus((err.metadata.get(STATUS_DETAILS_KEY) as Buffer[])[0]!).violations;
 }
