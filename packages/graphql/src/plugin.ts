@@ -6,7 +6,7 @@ import { resolveGraphQLConfig } from './config.js';
 import { createEndpoint } from './endpoint/endpoint.js';
 import { OperationSchemas } from './operations/source.js';
 import { createConnectStep } from './subscriptions/connect.js';
-import { streamHostOf, upgradeHostOf } from './subscriptions/streams.js';
+import { streamHostOf } from './subscriptions/streams.js';
 import { createWebSocketTransport, type WebSocketTransport } from './subscriptions/websocket.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 
@@ -76,8 +76,7 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
         // The GraphiQL files are plain HTTP, on exact paths under the endpoint.
         for (const assetPath of playground.assetPaths) host.claimPath(assetPath, playground.asset, { protocol: 'http' });
       }
-      const upgrades = upgradeHostOf(pluginHost);
-      if (subscriptions !== false && subscriptions.websocket && upgrades !== undefined) {
+      if (subscriptions !== false && subscriptions.websocket) {
         const appHost = pluginHost;
         // The wrappers (tracing) and the global middleware, as a request to the path would run them.
         let listed: [readonly unknown[], readonly unknown[], readonly AnyMiddleware[]] | undefined;
@@ -94,7 +93,7 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
           maxPayload: () => appHost.contextSettings.bodyLimit,
         }, log);
         websocket = ws;
-        upgrades.onUpgrade(path, (req, socket, head) => ws.upgrade(req, socket, head));
+        host.onUpgrade(path, (req, socket, head) => ws.upgrade(req, socket, head));
       }
       // Every subscription completes before the app has closed.
       host.onClose(async () => {

@@ -32,7 +32,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * A user schema whose `Subscription` fields have `subscribe` resolvers that are async generators:
  * `count(to)` yields 1..to, `boom(after, status)` yields `after` numbers then throws (an HTTPError
  * with `status`, or a plain Error), `ticks` yields every 20 ms until the client leaves, `whoami`
- * yields the context's `user` once.
+ * yields the context's `user` once, `waits` yields once then waits for the context's `signal`,
+ * `big(size)` yields a string of `size` characters then a small one.
  */
 export function subscriptionSchema(probe: Probe): GraphQLSchema {
   const ran = (probe as Probe & { ran: () => void }).ran;
@@ -79,6 +80,29 @@ export function subscriptionSchema(probe: Probe): GraphQLSchema {
             } finally {
               ran();
             }
+          },
+          resolve: (value: unknown) => value,
+        },
+        waits: {
+          type: int,
+          subscribe: async function* (_root: unknown, _args: unknown, context: unknown) {
+            const signal = (context as { signal: AbortSignal }).signal;
+            try {
+              yield 1;
+              // Nothing more comes: only the context's signal ends the wait.
+              await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+            } finally {
+              ran();
+            }
+          },
+          resolve: (value: unknown) => value,
+        },
+        big: {
+          type: GraphQLString,
+          args: { size: { type: int } },
+          subscribe: async function* (_root: unknown, { size }: { size: number }) {
+            yield 'x'.repeat(size);
+            yield 'small';
           },
           resolve: (value: unknown) => value,
         },

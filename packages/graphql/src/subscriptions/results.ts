@@ -10,6 +10,8 @@ export interface SubscriptionResults extends AsyncIterableIterator<WireResult> {
   next(): Promise<IteratorResult<WireResult, void>>;
   return(): Promise<IteratorReturnResult<void>>;
   throw(): Promise<IteratorReturnResult<void>>;
+  /** Settles once the source is done: it ended, threw, or its `return()` (the resolver's `finally`) settled. */
+  readonly settled: Promise<void>;
 }
 
 /**
@@ -37,6 +39,8 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
     stopped({ done: true, value: undefined });
     onEnd();
   };
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
   const finished = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
   const stop = async (): Promise<IteratorReturnResult<void>> => {
     if (done) return finished();
@@ -45,6 +49,8 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
       await source.return?.();
     } catch {
       // The source failing while it stops changes nothing for the client, which has left.
+    } finally {
+      settle();
     }
     return finished();
   };
@@ -57,6 +63,7 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
       } catch (err) {
         if (done) return finished();
         end();
+        settle();
         const error = err instanceof GraphQLError ? err : new GraphQLError(messageOf(err), { path: [field], originalError: err instanceof Error ? err : new Error(messageOf(err)) });
         return { done: false, value: { errors: [wireError(formatError(error))] } };
       }
@@ -64,12 +71,14 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
       if (done) return finished();
       if (step.done === true) {
         end();
+        settle();
         return finished();
       }
       return { done: false, value: formatResult(step.value, formatError) };
     },
     return: stop,
     throw: stop,
+    settled,
     [Symbol.asyncIterator]() {
       return iterator;
     },

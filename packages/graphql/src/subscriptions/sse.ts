@@ -7,7 +7,8 @@ import { send } from '../endpoint/answer.js';
 import { headerValue } from '../endpoint/negotiation.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
-import type { StreamHost, StreamRegistration } from './streams.js';
+import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
+import type { StreamHost } from './streams.js';
 
 /** The GraphQL-over-SSE side of the endpoint (graphql-sse's protocol, both modes). */
 export interface SseTransport {
@@ -31,6 +32,8 @@ export interface SseLimits {
 
 /** One operation running over an event stream. */
 interface RunningOperation {
+  /** Its id in a single-connection stream (`extensions.operationId`). */
+  readonly id: string | undefined;
   results: SubscriptionResults | undefined;
   /** Resolves once graphql-sse has queued the operation's `complete` event. */
   readonly completed: Promise<void>;
@@ -40,13 +43,22 @@ interface RunningOperation {
 /** The per-request value graphql-sse carries from `onSubscribe` to `onComplete`. */
 interface RequestState {
   operation?: RunningOperation;
+  /** A distinct-mode stream's unsettled operation. */
+  unsettled?: Set<Promise<void>>;
 }
 
 /** A reservation of the single-connection mode, then its event stream. */
 interface Reservation {
   readonly token: string;
   connected: boolean;
+  /**
+   * The fw context of its event stream (the GET), which its operations run with: the app's
+   * middleware ran on it with the same headers, and its `signal` aborts when the stream closes.
+   */
+  stream: Context | undefined;
   readonly operations: Set<RunningOperation>;
+  /** The operations whose source has not settled yet (stopped ones included): the stream stays registered until they have. */
+  readonly unsettled: Set<Promise<void>>;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -54,6 +66,11 @@ type Request = SseRequest<Context, RequestState>;
 
 /** How long `close()` and an ended stream wait for the operations' `complete` events to be queued. */
 const COMPLETE_WAIT = 1000;
+/**
+ * How long an ended stream stays registered while a resolver has not run its `finally` yet (it
+ * does at its next `await` or `yield`; one that watches `ctx.signal` at once).
+ */
+const SETTLE_WAIT = 5000;
 
 /**
  * GraphQL over server-sent events with graphql-sse's handler: the distinct-connections mode (an
@@ -100,11 +117,13 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       }
       let complete!: () => void;
       const completed = new Promise<void>((resolve) => (complete = resolve));
-      const operation: RunningOperation = { results: undefined, completed, complete };
+      const operationId = params.extensions?.operationId;
+      const operation: RunningOperation = { id: typeof operationId === 'string' ? operationId : undefined, results: undefined, completed, complete };
       // Counted from now, so operations sent at once cannot pass the limit together.
       reservation?.operations.add(operation);
       req.context.operation = operation;
-      const started = await start(ctx, { query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }, {
+      // An operation POSTed to a single-connection stream outlives its request (answered 202).
+      const started = await start(reservation?.stream ?? ctx, { query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }, {
         method: req.method,
         onEnd: () => reservation?.operations.delete(operation),
       });
@@ -112,6 +131,12 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       if (started.kind === 'refused') return refusal(started);
       if (started.kind === 'result') return single(started.result);
       operation.results = started.results;
+      const unsettled = reservation?.unsettled ?? req.context.unsettled;
+      if (unsettled !== undefined) {
+        const settled = started.results.settled;
+        unsettled.add(settled);
+        void settled.then(() => unsettled.delete(settled));
+      }
       return started.results;
     },
     onComplete(_ctx, req): void {
@@ -127,10 +152,23 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     await body.return(undefined);
   };
 
-  /** Writes an event stream until it ends; `end` ends it from outside (the app, a slow consumer). */
-  const pipe = async (ctx: Context, [body, init]: readonly [AsyncGenerator<string, void, undefined>, SseResponse[1]], registration: StreamRegistration, end: () => Promise<void>): Promise<void> => {
+  /**
+   * Writes an event stream until it ends. `end` ends it from outside (the app closing, the maximum
+   * duration): the operations' `complete` events are written, then the connection is closed rather
+   * than ended, so a single-connection client reconnects and `ctx.signal` aborts (a resolver
+   * waiting for its next event stops waiting). A consumer that leaves more than `maxBufferedBytes`
+   * unsent is cut off; an event larger than `maxEventBytes` ends its operation with an internal error.
+   */
+  const pipe = async (
+    ctx: Context,
+    [body, init]: readonly [AsyncGenerator<string, void, undefined>, SseResponse[1]],
+    operations: ReadonlySet<RunningOperation>,
+    unsettled: ReadonlySet<Promise<void>>,
+    registration: StreamRegistration,
+    endedByApp: () => boolean,
+  ): Promise<void> => {
     const res = ctx.res;
-    const { heartbeat, maxBufferedBytes } = streams().settings;
+    const { heartbeat, maxBufferedBytes, maxEventBytes } = streams().settings;
     // `content-encoding: none` is graphql-sse's way to keep proxies from compressing; proxies
     // that buffer (nginx) are told not to.
     res.writeHead(init.status, { ...init.headers, 'x-accel-buffering': 'no' });
@@ -140,9 +178,14 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     };
     res.once('close', gone);
     const beat = heartbeat > 0 ? setInterval(() => write(res, ':\n\n'), heartbeat) : undefined;
-    open.add(end);
     try {
       for await (const chunk of body) {
+        // Measured only when it could be too large: most events are far below the limit.
+        if (chunk.length * 3 > maxEventBytes && Buffer.byteLength(chunk) > maxEventBytes) {
+          log(`GraphQL event of ${Buffer.byteLength(chunk)} bytes not sent on ${ctx.path}: more than maxEventBytes ${maxEventBytes}`);
+          write(res, oversized(chunk, operations));
+          continue;
+        }
         write(res, chunk);
         if (res.writableLength > maxBufferedBytes && stopping === undefined) {
           log(`GraphQL event stream ended on ${ctx.path}: the client reads too slowly (${res.writableLength} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
@@ -150,13 +193,14 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         }
       }
     } finally {
-      open.delete(end);
       if (beat !== undefined) clearInterval(beat);
       res.off('close', gone);
-      registration.close();
-      if (!res.writableEnded) res.end();
+      if (endedByApp() && res.socket !== null) res.socket.end();
+      else if (!res.writableEnded) res.end();
     }
     await stopping;
+    await withTimeout(Promise.all(unsettled), SETTLE_WAIT);
+    registration.close();
   };
 
   const expire = async (token: string): Promise<void> => {
@@ -196,7 +240,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
           headers: { get: (key) => (key === 'accept' && wantsStream ? 'text/event-stream' : (headerValue(ctx.headers[key.toLowerCase()]) ?? null)) },
           body: (body ?? null) as Request['body'],
           raw: ctx,
-          context: {},
+          context: reservation === undefined && wantsStream ? { unsettled: new Set() } : {},
         };
         const [answer, init] = await handler(req);
         if (answer === null || typeof answer === 'string') {
@@ -209,6 +253,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         const operations = reservation?.operations ?? new Set(req.context.operation === undefined ? [] : [req.context.operation]);
         if (reservation !== undefined) {
           reservation.connected = true;
+          reservation.stream = ctx;
           if (reservation.timer !== undefined) clearTimeout(reservation.timer);
           reservation.timer = undefined;
           pendingReservations -= 1;
@@ -219,9 +264,11 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         if (endRequested) void end();
         const held = registration ?? NO_REGISTRATION;
         registration = undefined;
+        open.add(end);
         try {
-          await pipe(ctx, [answer, init], held, end);
+          await pipe(ctx, [answer, init], operations, reservation?.unsettled ?? req.context.unsettled ?? new Set(), held, () => ending !== undefined);
         } finally {
+          open.delete(end);
           if (token !== undefined) reservations.delete(token);
         }
       } finally {
@@ -236,7 +283,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
   };
 
   function reserve(token: string): void {
-    const reservation: Reservation = { token, connected: false, operations: new Set(), timer: undefined };
+    const reservation: Reservation = { token, connected: false, stream: undefined, operations: new Set(), unsettled: new Set(), timer: undefined };
     pendingReservations += 1;
     reservation.timer = setTimeout(() => {
       if (reservation.connected) return;
@@ -247,6 +294,26 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     reservation.timer.unref();
     reservations.set(token, reservation);
   }
+}
+
+/** The error an event too large to send is replaced with. */
+const TOO_LARGE = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } };
+
+/**
+ * What is sent instead of an event larger than `maxEventBytes`: a `next` with an internal error for
+ * its operation, which is stopped (its `complete` follows).
+ */
+function oversized(chunk: string, operations: ReadonlySet<RunningOperation>): string {
+  const at = chunk.indexOf('data: ');
+  let id: string | undefined;
+  try {
+    const data = JSON.parse(chunk.slice(at + 6)) as { id?: unknown };
+    id = typeof data.id === 'string' ? data.id : undefined;
+  } catch {
+    id = undefined;
+  }
+  for (const operation of operations) if (operation.id === id) void operation.results?.return();
+  return `event: next\ndata: ${JSON.stringify(id === undefined ? { errors: [TOO_LARGE] } : { id, payload: { errors: [TOO_LARGE] } })}\n\n`;
 }
 
 const NO_REGISTRATION: StreamRegistration = { signal: new AbortController().signal, close: () => undefined };

@@ -9,7 +9,8 @@ import { requestError } from '../endpoint/answer.js';
 import type { Connected } from './connect.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
-import type { StreamHost, StreamRegistration } from './streams.js';
+import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
+import type { StreamHost } from './streams.js';
 
 /** The graphql-ws side of the endpoint. */
 export interface WebSocketTransport {
@@ -40,6 +41,8 @@ interface Extra {
 
 /** How long closing waits for the subscriptions' `complete` messages before it closes the socket. */
 const COMPLETE_WAIT = 1000;
+/** How long a closed socket stays registered while a resolver has not run its `finally` yet. */
+const SETTLE_WAIT = 5000;
 
 /**
  * graphql-ws (the `graphql-transport-ws` subprotocol) over `ws`, on the HTTP port: an upgrade on
@@ -101,7 +104,7 @@ export function createWebSocketTransport(
   });
 
   const onConnection = (socket: WebSocket, request: IncomingMessage, registration: StreamRegistration): (() => Promise<void>) => {
-    const { heartbeat, maxBufferedBytes } = streams().settings;
+    const { heartbeat, maxBufferedBytes, maxEventBytes } = streams().settings;
     const extra: Extra = { socket, request, fw: undefined, running: new Map() };
     let alive = true;
     const beat =
@@ -132,9 +135,15 @@ export function createWebSocketTransport(
     const closed = server.opened(
       {
         protocol: socket.protocol,
-        send: (data) =>
+        send: (message) =>
           new Promise<void>((resolve, reject) => {
             if (socket.readyState !== socket.OPEN) return resolve();
+            let data = message;
+            // Measured only when it could be too large: most messages are far below the limit.
+            if (data.length * 3 > maxEventBytes && Buffer.byteLength(data) > maxEventBytes) {
+              log(`GraphQL WebSocket message of ${Buffer.byteLength(data)} bytes not sent: more than maxEventBytes ${maxEventBytes}`);
+              data = oversized(data, extra);
+            }
             socket.send(data, (err) => (err ? reject(err) : resolve()));
             if (socket.bufferedAmount > maxBufferedBytes) {
               log(`GraphQL WebSocket closed: the client reads too slowly (${socket.bufferedAmount} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
@@ -156,10 +165,15 @@ export function createWebSocketTransport(
     socket.once('close', (code, reason) => {
       if (beat !== undefined) clearInterval(beat);
       open.delete(end);
-      // graphql-ws returns every subscription's iterator (the resolvers' `finally`) before this settles.
-      closed(code, reason.toString())
-        .catch((err: unknown) => log('GraphQL WebSocket close failed', err))
-        .finally(() => registration.close());
+      // The connection's fw context: its `signal` aborts now (resolvers waiting for an event stop
+      // waiting). Its response stands for the connection and was never written.
+      extra.fw?.res.emit('close');
+      // graphql-ws returns every subscription's iterator (the resolvers' `finally`) before this
+      // settles; the socket stays registered until then (bounded).
+      void withTimeout(
+        closed(code, reason.toString()).catch((err: unknown) => log('GraphQL WebSocket close failed', err)),
+        SETTLE_WAIT,
+      ).then(() => registration.close());
     });
     return end;
   };
@@ -198,6 +212,24 @@ export function createWebSocketTransport(
     },
   };
 }
+
+/**
+ * What is sent instead of a message larger than `maxEventBytes`: a `next` with an internal error
+ * for its subscription, which is stopped (graphql-ws sends its `complete`).
+ */
+function oversized(message: string, extra: Extra): string {
+  let id: unknown;
+  try {
+    id = (JSON.parse(message) as { id?: unknown }).id;
+  } catch {
+    id = undefined;
+  }
+  if (typeof id !== 'string') return JSON.stringify({ type: 'error', payload: [TOO_LARGE] });
+  void extra.running.get(id)?.results.return();
+  return JSON.stringify({ id, type: 'next', payload: { errors: [TOO_LARGE] } });
+}
+
+const TOO_LARGE = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } };
 
 function textOf(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');

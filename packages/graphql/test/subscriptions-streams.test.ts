@@ -1,0 +1,158 @@
+import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
+import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { serve, type Served } from './helpers.js';
+import { collect, createProbe, subscriptionSchema, type Probe } from './subscription-helpers.js';
+
+// The app's stream rules on GraphQL subscriptions, over SSE (both modes) and WebSocket: the
+// registry's limits, heartbeats, the event size bound, ctx.signal, and close().
+
+interface Clients {
+  sse(single: boolean): SseClient;
+  ws(): WsClient;
+  dispose(): Promise<void>;
+}
+
+function clientsOf(served: Served): Clients {
+  const made: Array<SseClient | WsClient> = [];
+  return {
+    sse: (single) => {
+      const client = createSseClient({ url: served.endpoint, singleConnection: single, retryAttempts: 0 }) as SseClient;
+      made.push(client);
+      return client;
+    },
+    ws: () => {
+      const client = createWsClient({ url: served.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+      made.push(client);
+      return client;
+    },
+    dispose: async () => {
+      await Promise.all(made.map(async (client) => client.dispose()));
+    },
+  };
+}
+
+describe('GraphQL subscriptions under the app stream rules', () => {
+  let served: Served;
+  let probe: Probe;
+  let clients: Clients;
+
+  beforeAll(async () => {
+    probe = createProbe();
+    served = await serve({ schema: subscriptionSchema(probe) }, undefined, { streams: { heartbeat: 50, maxEventBytes: 2000 } });
+    clients = clientsOf(served);
+  });
+
+  afterAll(async () => {
+    await clients.dispose();
+    await served.close();
+  });
+
+  it.each([
+    ['SSE, distinct connections', () => clients.sse(false)],
+    ['SSE, a single connection', () => clients.sse(true)],
+  ])("aborts the context's signal when the client leaves (%s), so a resolver waiting for an event runs its finally", async (_mode, client) => {
+    const ran = probe.nextFinally();
+    const iterator = client().iterate({ query: 'subscription { waits }' });
+    expect((await iterator.next()).value).toEqual({ data: { waits: 1 } });
+    await iterator.return?.(undefined);
+    await ran;
+  });
+
+  it("aborts the connection context's signal when a WebSocket closes", async () => {
+    const ran = probe.nextFinally();
+    const client = clients.ws();
+    const iterator = client.iterate({ query: 'subscription { waits }' });
+    expect((await iterator.next()).value).toEqual({ data: { waits: 1 } });
+    client.terminate();
+    await ran;
+  });
+
+  it('sends a comment line at every heartbeat on an event stream', async () => {
+    const controller = new AbortController();
+    const res = await fetch(served.endpoint, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { waits }' }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    const until = Date.now() + 400;
+    while (Date.now() < until) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    // graphql-sse's own first comment, then one every 50 ms.
+    expect(text.split(':\n\n').length - 1).toBeGreaterThanOrEqual(4);
+  });
+
+  it('pings a WebSocket at every heartbeat', async () => {
+    const socket = new WebSocket(served.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    let pings = 0;
+    socket.on('ping', () => (pings += 1));
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.close();
+    expect(pings).toBeGreaterThanOrEqual(3);
+  });
+
+  const tooLarge = { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] };
+
+  it.each([
+    ['SSE, distinct connections', () => clients.sse(false)],
+    ['SSE, a single connection', () => clients.sse(true)],
+    ['WebSocket', () => clients.ws()],
+  ])('ends a subscription whose event is larger than maxEventBytes with an internal error (%s)', async (_mode, client) => {
+    const results = await collect(client().iterate({ query: 'subscription { big(size: 5000) }' }));
+    expect(results).toEqual([tooLarge]);
+  });
+});
+
+describe('GraphQL subscriptions and the per-client limit', () => {
+  let served: Served;
+  let clients: Clients;
+
+  beforeAll(async () => {
+    served = await serve({ schema: subscriptionSchema(createProbe()) }, undefined, { streams: { maxPerClient: 2 } });
+    clients = clientsOf(served);
+  });
+
+  afterAll(async () => {
+    await clients.dispose();
+    await served.close();
+  });
+
+  it('answers a stream past maxPerClient 429 over SSE, and a WebSocket upgrade 429 before the handshake', async () => {
+    const open = [clients.sse(false).iterate({ query: 'subscription { waits }' }), clients.ws().iterate({ query: 'subscription { waits }' })];
+    for (const iterator of open) expect((await iterator.next()).value).toEqual({ data: { waits: 1 } });
+
+    const sse = await fetch(served.endpoint, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify({ query: 'subscription { waits }' }) });
+    expect(sse.status).toBe(429);
+    const upgrade = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(served.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.once('open', () => reject(new Error('the upgrade was accepted')));
+    });
+    expect(upgrade).toBe(429);
+
+    await Promise.all(open.map(async (iterator) => iterator.return?.(undefined)));
+  });
+});
+
+describe('closing the app with subscriptions open', () => {
+  it('completes every subscription on every transport and waits for the resolvers to finish', async () => {
+    const probe = createProbe();
+    const served = await serve({ schema: subscriptionSchema(probe) });
+    const clients = clientsOf(served);
+    const iterators = [clients.sse(false), clients.sse(true), clients.ws()].map((client) => client.iterate({ query: 'subscription { waits }' }));
+    for (const iterator of iterators) expect((await iterator.next()).value).toEqual({ data: { waits: 1 } });
+
+    const before = probe.finallies;
+    await served.close();
+    expect(probe.finallies - before).toBe(3);
+    // Each client saw its subscription complete.
+    for (const iterator of iterators) expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    await clients.dispose();
+  });
+});
