@@ -159,6 +159,11 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
     return this.#call.signal;
   }
 
+  /** The `last-event-id` metadata: the id of the last event a client resuming a stream got (`tracked()` ids). */
+  get lastEventId(): string | undefined {
+    return this.headers['last-event-id'];
+  }
+
   /** Whether the call was cancelled (by the client, the deadline or a forced shutdown). */
   get cancelled(): boolean {
     return this.#call.cancelReason !== undefined;

@@ -140,7 +140,7 @@ class GrpcServerPlugin implements GrpcPlugin {
       return { services: config.services, definition: config.packageDefinition };
     }
     const previous = this.previous(config.protoOut);
-    const generated = serveOperations(operations, previous, this.takenNames());
+    const generated = serveOperations(operations, previous, this.takenNames(), { openStream: (options) => host.openStream(options), streams: host.streams, log });
     if (config.protoOut !== undefined) {
       // Numbers given now but not committed can be given again to another field by a later version.
       const stale = generated.files.filter((file) => previous(file.file) !== file.text).map((file) => file.file);

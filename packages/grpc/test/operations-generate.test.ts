@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { FieldShape, ObjectShape, Operation, TypeShape } from '@fw/core';
 import { generateProtos } from '../src/index.js';
 import { operation, t } from './fixtures/operation.js';
@@ -171,6 +173,15 @@ describe('generateProtos: mapping operations to proto3', () => {
     const text = only([op('a', t.object({}), t.object({}), 'shop.Books', 'List'), op('b', t.object({}), t.object({}), 'shop.Authors', 'List'), op('c', t.object({}), t.object({}), 'shop.Books', 'Get')]);
     expect(text).toContain('service Authors {\n  rpc List(AuthorsListRequest) returns (AuthorsListResponse);\n}');
     expect(text).toContain('service Books {\n  rpc Get(GetRequest) returns (GetResponse);\n  rpc List(BooksListRequest) returns (BooksListResponse);\n}');
+  });
+
+  it("generates the README's example as printed", () => {
+    const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const printed = /generates `protos\/bookstore\/v1\/bookstore\.proto`[\s\S]*?```proto\n([\s\S]*?)```/.exec(readme)![1];
+    const Book = t.object({ id: t.string(), title: t.string(), genre: t.enum(['fiction', 'poetry']), priceCents: t.int32() }, 'Book');
+    const files = generateProtos([op('getBook', t.object({ id: t.string() }), Book, 'bookstore.v1.CatalogService')]);
+    expect(files.map((f) => f.file)).toEqual(['bookstore/v1/bookstore.proto']);
+    expect(files[0]!.text.replace(/^(\/\/.*\n)+/, '')).toBe(printed);
   });
 
   it('is the same text whatever the order the operations are registered in', () => {

@@ -15,6 +15,13 @@ export interface RunnableMethod {
   path: string;
   /** The user's implementation; undefined answers UNIMPLEMENTED (through the wrappers). */
   impl: ((call: GrpcCall, callback: sendUnaryData<unknown>) => unknown) | undefined;
+  /**
+   * A streaming implementation that sends the initial metadata itself (with its first message or
+   * its end): the runner does not send it when the handler starts, so headers set by middleware
+   * that runs inside the implementation (an operation's) still go out as headers, and a refusal
+   * before the first message is a status alone.
+   */
+  sendsOwnHeaders?: boolean;
 }
 
 /** What every call needs from the application. */
@@ -95,6 +102,15 @@ export class CallState {
       if (this.cancelReason !== undefined) this.#controller.abort(this.cancelReason);
     }
     return this.#controller.signal;
+  }
+
+  /**
+   * Aborts the call's signal while the call goes on to send its status (a stream the server ends:
+   * the app closing, the stream's time up, a client that stopped reading). Nothing once aborted.
+   */
+  abort(reason: unknown): void {
+    const controller = (this.#controller ??= new AbortController());
+    if (!controller.signal.aborted) controller.abort(reason);
   }
 
   /** Records the failure (first mapping wins per error) and the status it sends. */

@@ -241,7 +241,7 @@ function runAnsweringMethod(state: CallState, impl: NonNullable<RunnableMethod['
 
 /** Server streaming and bidi: settles when the call has finished (ended, failed or cancelled). */
 function runStreamingMethod(state: CallState, impl: NonNullable<RunnableMethod['impl']>): Promise<void> {
-  state.flushHeaders();
+  if (state.method.sendsOwnHeaders !== true) state.flushHeaders();
   const call = state.call as StreamCall;
   return new Promise<void>((resolve) => {
     let settled = false;

@@ -1,0 +1,207 @@
+import type { EventEmitter } from 'node:events';
+import type { HTTPError, Operation, StreamEvent } from '@fw/core';
+import { runStreamOperation, type LogFunction, type OpenStream, type PluginHost } from '@fw/core/plugin';
+import { callStateOf, type GrpcContext } from '../context.js';
+import { GrpcError } from '../grpc-error.js';
+import { GRPC_STATUS } from '../grpc-status.js';
+import type { CallState } from '../internal/call-state.js';
+import type { GrpcCall } from '../types.js';
+import type { OperationCodec } from './codec.js';
+
+/** What a streaming operation needs from the app: its stream registry and limits, and its log. */
+export interface StreamSupport {
+  readonly openStream: PluginHost['openStream'];
+  readonly streams: PluginHost['streams'];
+  readonly log: LogFunction;
+}
+
+/** Why a stream stopped before its events were done. */
+type Stop =
+  | { readonly kind: 'client' }
+  | { readonly kind: 'end'; readonly reason: HTTPError }
+  | { readonly kind: 'slow'; readonly message: string };
+
+/** The writable side of a server-streaming call, as the stream writes to it. */
+type Writer = EventEmitter & {
+  write(chunk: Buffer, callback: () => void): boolean;
+  readonly writableEnded: boolean;
+};
+
+const noop = (): void => undefined;
+
+/**
+ * The implementation of a streaming operation's RPC. The response serializer of the method is the
+ * identity: each event is serialized here (`serialize`), so its size is known before it is written.
+ */
+export function streamImplementation(op: Operation, codec: OperationCodec, serialize: (message: unknown) => Buffer, support: StreamSupport): (call: GrpcCall) => Promise<void> {
+  return (call) => new OperationStream(call, support).run(op, codec, serialize);
+}
+
+/**
+ * One server stream of an operation: registered with the app's stream registry before anything is
+ * sent, opened through `runStreamOperation` (its middleware and validation refuse with a status
+ * alone), then each event encoded and written with back-pressure. It stops when the events are done,
+ * the client cancels or its deadline passes (`ctx.signal`), the registry ends it (UNAVAILABLE: the
+ * app closes, `streams.maxDuration`), or the client stops reading (RESOURCE_EXHAUSTED past
+ * `streams.maxBufferedBytes` or `streams.stallTimeout`); then the handler's `return()` runs (its
+ * `finally`) and the registry slot is given back once it settled.
+ */
+class OperationStream {
+  readonly #call: GrpcCall;
+  readonly #ctx: GrpcContext;
+  readonly #state: CallState;
+  readonly #support: StreamSupport;
+  #stopped: Stop | undefined = undefined;
+  #wake: (stop: Stop) => void = noop;
+  readonly #stopping: Promise<Stop>;
+  #unsent = 0;
+
+  constructor(call: GrpcCall, support: StreamSupport) {
+    this.#call = call;
+    this.#ctx = call.ctx;
+    this.#state = callStateOf(call.ctx);
+    this.#support = support;
+    this.#stopping = new Promise<Stop>((resolve) => {
+      this.#wake = resolve;
+    });
+  }
+
+  async run(op: Operation, codec: OperationCodec, serialize: (message: unknown) => Buffer): Promise<void> {
+    const ctx = this.#ctx;
+    // A 429 past the limits or a 503 while the app closes: thrown before anything is sent.
+    const handle = this.#support.openStream({ protocol: 'grpc', clientKey: ctx.ip, end: (reason) => this.#stop({ kind: 'end', reason }) });
+    const onAbort = (): void => this.#stop({ kind: 'client' });
+    const signal = ctx.signal;
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    let events: AsyncIterableIterator<StreamEvent<unknown>>;
+    try {
+      events = await runStreamOperation(op, ctx, codec.request((this.#call as { request?: unknown }).request));
+    } catch (err) {
+      signal.removeEventListener('abort', onAbort);
+      handle.close();
+      throw err;
+    }
+    let failure: unknown = undefined;
+    let failed = false;
+    try {
+      await this.#send(events, codec, serialize);
+    } catch (err) {
+      failed = true;
+      failure = err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    const stop = this.#stopped;
+    // The handler learns through ctx.signal that its stream is over, whatever the reason.
+    if (stop !== undefined) this.#state.abort(stop.kind === 'end' ? stop.reason : new GrpcError(GRPC_STATUS.CANCELLED, stopMessage(stop)));
+    this.#finishSource(events, handle);
+    if (failed) throw failure;
+    if (stop?.kind === 'end') throw stop.reason;
+    if (stop?.kind === 'slow') {
+      this.#support.log(`Ended the stream of ${ctx.path}: ${stop.message}`);
+      throw new GrpcError(GRPC_STATUS.RESOURCE_EXHAUSTED, `The stream was ended: ${stop.message}`);
+    }
+    // Done, or the client left: a stream with no message still sends the headers middleware set.
+    if (stop === undefined) this.#state.flushHeaders();
+  }
+
+  /** Writes every event until the source is done or the stream is stopped. */
+  async #send(events: AsyncIterableIterator<StreamEvent<unknown>>, codec: OperationCodec, serialize: (message: unknown) => Buffer): Promise<void> {
+    const call = this.#call as unknown as Writer;
+    const { maxEventBytes, maxBufferedBytes, stallTimeout } = this.#support.streams;
+    let pending: Promise<IteratorResult<StreamEvent<unknown>>> | undefined;
+    try {
+      for (;;) {
+        if (this.#stopped !== undefined) return;
+        pending = events.next();
+        const step = await Promise.race([pending, this.#stopping]);
+        if (this.#stopped !== undefined) return;
+        pending = undefined;
+        const result = step as IteratorResult<StreamEvent<unknown>>;
+        if (result.done === true) return;
+        const bytes = serialize(codec.response(result.value.data));
+        if (bytes.length > maxEventBytes) throw new Error(`An event of ${bytes.length} bytes is larger than streams.maxEventBytes (${maxEventBytes})`);
+        if (call.writableEnded) return;
+        this.#state.flushHeaders();
+        this.#unsent += bytes.length;
+        const size = bytes.length;
+        const flowing = call.write(bytes, () => {
+          this.#unsent -= size;
+        });
+        if (this.#unsent > maxBufferedBytes) {
+          this.#stop({ kind: 'slow', message: `more than ${maxBufferedBytes} bytes (streams.maxBufferedBytes) were waiting for the client` });
+          return;
+        }
+        if (!flowing) await this.#drained(call, stallTimeout);
+      }
+    } finally {
+      // A next() given up on may still settle: nothing waits for it any more.
+      pending?.then(noop, noop);
+    }
+  }
+
+  #stop(stop: Stop): void {
+    if (this.#stopped !== undefined) return;
+    this.#stopped = stop;
+    if (stop.kind === 'end') this.#state.abort(stop.reason);
+    this.#wake(stop);
+  }
+
+  /** Waits for 'drain', the stream's end, or `stallTimeout` ms (then the stream is stopped as stalled). */
+  async #drained(call: Writer, stallTimeout: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let onDrain: () => void = noop;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        onDrain = resolve;
+        call.once('drain', onDrain);
+        timer = setTimeout(() => {
+          this.#stop({ kind: 'slow', message: `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)` });
+          resolve();
+        }, stallTimeout);
+      }),
+      this.#stopping,
+    ]);
+    clearTimeout(timer);
+    call.removeListener('drain', onDrain);
+  }
+
+  /**
+   * Runs the source's `return()` (the handler's `finally`) and gives the registry slot back once it
+   * settled, or after `streams.stallTimeout` ms for a handler that ignores `ctx.signal` while it waits.
+   */
+  #finishSource(events: AsyncIterableIterator<StreamEvent<unknown>>, handle: OpenStream): void {
+    const limit = this.#support.streams.stallTimeout;
+    const where = this.#ctx.path;
+    const log = this.#support.log;
+    let returned: Promise<unknown>;
+    try {
+      returned = Promise.resolve(events.return?.());
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- logged as thrown
+      returned = Promise.reject(err);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), limit);
+      timer.unref();
+    });
+    Promise.race([returned.then(() => 'done' as const), late]).then(
+      (outcome) => {
+        clearTimeout(timer);
+        if (outcome === 'late') log(`The stream handler of ${where} had not finished ${limit} ms after its stream ended (does it wait without ctx.signal?)`);
+        handle.close();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        log(`The stream handler of ${where} threw while finishing`, err);
+        handle.close();
+      },
+    );
+  }
+}
+
+function stopMessage(stop: Exclude<Stop, { kind: 'end' }>): string {
+  return stop.kind === 'client' ? 'The client cancelled the call' : `The stream was ended: ${stop.message}`;
+}
