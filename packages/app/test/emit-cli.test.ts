@@ -234,7 +234,7 @@ describe('fw emit', () => {
     const run = await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas');
     expect(run).toEqual({ code: 0, stdout: 'wrote schemas/schema.graphql\nwrote schemas/proto/bookstore.proto\nwrote schemas/openapi.json\n', stderr: '' });
     const sdl = await readFile(join(dir, 'schemas', 'schema.graphql'), 'utf8');
-    expect(sdl).toContain('type Query {\n  """One book by id"""\n  getBook(input: GetBookInput!): Book!\n}\n');
+    expect(sdl).toContain('type Query {\n  """One book by id"""\n  getBook(id: String!): Book!\n}\n');
     expect(sdl).toContain('type Mutation {\n  addBook(input: AddBookInput!): Book!\n}\n');
     const proto = await readFile(join(dir, 'schemas', 'proto', 'bookstore.proto'), 'utf8');
     expect(proto).toContain('service Catalog {\n  rpc AddBook(AddBookInput) returns (Book);\n  // One book by id\n  rpc GetBook(GetBookInput) returns (Book);\n}');

@@ -191,11 +191,11 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     return outcomes.map((o) => (o.ok || o.fields === undefined ? o : { ...o, fields: unprefixed(o.fields)! }));
   }
 
-  const getItemQuery = 'query($input: GetItemInput!) { getItem(input: $input) { id name qty tags } }';
+  const getItemQuery = 'query($id: String!) { getItem(id: $id) { id name qty tags } }';
   const addItemMutation = 'mutation($input: AddItemInput!) { addItem(input: $input) { id name qty tags } }';
 
   it('answers the same result for the same input, with the keys the output does not name dropped', async () => {
-    const outcomes = await all(rest('GET', '/items/i1', undefined), graphql(getItemQuery, { input: { id: 'i1' } }), rpc('GetItem', { id: 'i1' }));
+    const outcomes = await all(rest('GET', '/items/i1', undefined), graphql(getItemQuery, { id: 'i1' }), rpc('GetItem', { id: 'i1' }));
     const expected = { ok: true, value: { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'] } };
     expect(outcomes).toEqual([expected, expected, expected]);
   });
@@ -237,20 +237,20 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     expect(outcomes[2]).toEqual(outcomes[0]);
   });
 
-  it('names where each invalid field came from on REST (params, body) and the input path on GraphQL and gRPC', async () => {
-    const [viaRest, viaGraphQL, viaGrpc] = await Promise.all([rest('GET', '/items/x', undefined), graphql(getItemQuery, { input: { id: 'x' } }), rpc('GetItem', { id: 'x' })]);
+  it('names where each invalid field came from on REST (params, body) and the argument path on GraphQL and gRPC', async () => {
+    const [viaRest, viaGraphQL, viaGrpc] = await Promise.all([rest('GET', '/items/x', undefined), graphql(getItemQuery, { id: 'x' }), rpc('GetItem', { id: 'x' })]);
     const field = (o: Outcome) => (o.ok ? undefined : o.fields?.map((f) => f.field));
-    expect([field(viaRest), field(viaGraphQL), field(viaGrpc)]).toEqual([['params.id'], ['input.id'], ['id']]);
+    expect([field(viaRest), field(viaGraphQL), field(viaGrpc)]).toEqual([['params.id'], ['id'], ['id']]);
   });
 
   it('maps an HTTPError 404 thrown by the handler to 404 / NOT_FOUND with its message', async () => {
-    const outcomes = await all(rest('GET', '/items/nope', undefined), graphql(getItemQuery, { input: { id: 'nope' } }), rpc('GetItem', { id: 'nope' }));
+    const outcomes = await all(rest('GET', '/items/nope', undefined), graphql(getItemQuery, { id: 'nope' }), rpc('GetItem', { id: 'nope' }));
     const expected = { ok: false, status: 404, message: 'No item nope' };
     expect(outcomes).toEqual([expected, expected, expected]);
   });
 
   it('applies the operation rate limit on every protocol: the second call is 429 / RESOURCE_EXHAUSTED', async () => {
-    const round = () => all(rest('GET', '/ping?word=hi', undefined), graphql('query($input: PingInput!) { ping(input: $input) { echo } }', { input: { word: 'hi' } }), rpc('Ping', { word: 'hi' }));
+    const round = () => all(rest('GET', '/ping?word=hi', undefined), graphql('query($word: String!) { ping(word: $word) { echo } }', { word: 'hi' }), rpc('Ping', { word: 'hi' }));
     const first = await round();
     expect(first).toEqual(Array(3).fill({ ok: true, value: { echo: 'hi' } }));
     const second = await round();
@@ -330,7 +330,7 @@ describe('one runtime for an operation on REST, GraphQL and gRPC: the same span,
     const res = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', 'x-gate': gate },
-      body: JSON.stringify({ query: '{ whoAmI(input: { name: "ada" }) { name protocol } }' }),
+      body: JSON.stringify({ query: '{ whoAmI(name: "ada") { name protocol } }' }),
     });
     const json = (await res.json()) as { data?: { whoAmI: unknown } | null; errors?: Array<{ message: string; extensions: { status: number } }> };
     const error = json.errors?.[0];

@@ -59,34 +59,34 @@ const all = { data: { listBooks: [{ id: '1' }, { id: '2' }] } };
 
 describe('operation fields on every run', () => {
   it.each([
-    ['a variable left out inside the input literal', 'query ($g: Genre) { listBooks(input: { genre: $g }) { id } }', {}],
-    ['null for it in a variable', 'query ($g: Genre) { listBooks(input: { genre: $g }) { id } }', { g: null }],
-    ['null for it in the literal', '{ listBooks(input: { genre: null }) { id } }', {}],
-    ['null for it inside an input variable', 'query ($i: ListBooksInput) { listBooks(input: $i) { id } }', { i: { genre: null, tags: [{ name: 'a', weight: null }] } }],
+    ['a variable left out inside the input literal', 'query ($g: Genre) { listBooks(genre: $g) { id } }', {}],
+    ['null for it in a variable', 'query ($g: Genre) { listBooks(genre: $g) { id } }', { g: null }],
+    ['null for it in the literal', '{ listBooks(genre: null) { id } }', {}],
+    ['null for it inside an input variable', 'query ($t: [ListBooksInputTags!]) { listBooks(genre: null, tags: $t) { id } }', { t: [{ name: 'a', weight: null }] }],
   ])('treats an optional field given as null as left out: %s', async (_name, query, variables) => {
     const answers = await threeRuns(query, variables);
     expect(answers).toEqual([0, 1, 2].map(() => `200 ${JSON.stringify(all)}`));
   });
 
   it('still refuses null for a field that must be given', async () => {
-    const answers = await threeRuns('query ($i: ListBooksInput) { listBooks(input: $i) { id } }', { i: { tags: [{ name: null }] } });
+    const answers = await threeRuns('query ($t: [ListBooksInputTags!]) { listBooks(tags: $t) { id } }', { t: [{ name: null }] });
     expect(new Set(answers).size).toBe(1);
     expect(answers[0]).toContain('Expected non-nullable type \\"String!\\" not to be null.');
   });
 
   it('keeps @include on a fragment spread to that spread alone', async () => {
-    const query = 'query ($a: Boolean!) { x: getBook(input: { id: "1" }) { ...B @include(if: $a) } y: getBook(input: { id: "2" }) { ...B } } fragment B on Book { title }';
+    const query = 'query ($a: Boolean!) { x: getBook(id: "1") { ...B @include(if: $a) } y: getBook(id: "2") { ...B } } fragment B on Book { title }';
     expect(await threeRuns(query, { a: false })).toEqual([0, 1, 2].map(() => `200 ${JSON.stringify({ data: { x: {}, y: { title: 'Cosmos' } } })}`));
   });
 
   it('orders the response by the selection set, skipped selections aside', async () => {
-    const query = '{ b: getBook(input: { id: "1" }) { title @skip(if: true) id title } listBooks @skip(if: true) { id } c: getBook(input: { id: "2" }) { genre } }';
+    const query = '{ b: getBook(id: "1") { title @skip(if: true) id title } listBooks @skip(if: true) { id } c: getBook(id: "2") { genre } }';
     const expected = { data: { b: { id: '1', title: 'Dune' }, c: { genre: 'SCIENCE' } } };
     expect(await threeRuns(query)).toEqual([0, 1, 2].map(() => `200 ${JSON.stringify(expected)}`));
   });
 
   it('answers plain operation documents the same on every run', async () => {
-    const answers = await threeRuns('query ($id: String!) { getBook(input: { id: $id }) { id title genre } listBooks(input: { genre: FICTION }) { title } }', { id: '2' });
+    const answers = await threeRuns('query ($id: String!) { getBook(id: $id) { id title genre } listBooks(genre: FICTION) { title } }', { id: '2' });
     expect(answers).toEqual(
       [0, 1, 2].map(() => `200 ${JSON.stringify({ data: { getBook: { id: '2', title: 'Cosmos', genre: 'SCIENCE' }, listBooks: [{ title: 'Dune' }] } })}`),
     );

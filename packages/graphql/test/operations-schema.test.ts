@@ -7,7 +7,7 @@ import { defineTestOperation, t, type TestOperationDefinition } from './fixtures
 const Genre = t.enum(['FICTION', 'SCIENCE', 'HISTORY'], { name: 'Genre', description: 'What a book is about' });
 const Book = t.object(
   {
-    id: t.string(),
+    id: t.id(),
     title: t.string('The title, as printed'),
     author: t.object({ name: t.string(), born: t.optional(t.int32()) }),
     genre: Genre,
@@ -15,12 +15,13 @@ const Book = t.object(
     publishedAt: t.datetime(),
     rating: t.nullable(t.float()),
     pages: t.optional(t.int32(), 'Page count'),
+    isbn10: { type: t.string(), optional: true, deprecated: true, deprecationReason: 'Use `isbn`.' },
   },
   { name: 'Book', description: 'A book in the catalogue' },
 );
 const bookstore = (): Operation[] => [
-  query('getBook', { description: 'One book by id', input: t.object({ id: t.string() }), output: Book }),
-  query('listBooks', { input: t.object({ limit: t.optional(t.int()), genre: t.optional(Genre) }), output: t.list(Book) }),
+  query('getBook', { description: 'One book by id', input: t.object({ id: t.id() }), output: Book }),
+  query('listBooks', { input: t.object({ limit: { type: t.int32(), optional: true, default: { value: 20 } }, genre: t.optional(Genre) }), output: t.list(Book) }),
   mutation('addBook', { input: t.object({ book: Book }), output: Book }),
   query('ping', { output: t.string() }),
 ];
@@ -31,7 +32,7 @@ const GOLDEN = `input AddBookInput {
 
 """A book in the catalogue"""
 type Book {
-  id: String!
+  id: ID!
 
   """The title, as printed"""
   title: String!
@@ -43,6 +44,7 @@ type Book {
 
   """Page count"""
   pages: Int
+  isbn10: String @deprecated(reason: "Use \`isbn\`.")
 }
 
 type BookAuthor {
@@ -57,7 +59,7 @@ input BookAuthorInput {
 
 """A book in the catalogue"""
 input BookInput {
-  id: String!
+  id: ID!
 
   """The title, as printed"""
   title: String!
@@ -69,6 +71,7 @@ input BookInput {
 
   """Page count"""
   pages: Int
+  isbn10: String @deprecated(reason: "Use \`isbn\`.")
 }
 
 """
@@ -83,23 +86,14 @@ enum Genre {
   HISTORY
 }
 
-input GetBookInput {
-  id: String!
-}
-
-input ListBooksInput {
-  limit: Int
-  genre: Genre
-}
-
 type Mutation {
   addBook(input: AddBookInput!): Book!
 }
 
 type Query {
   """One book by id"""
-  getBook(input: GetBookInput!): Book!
-  listBooks(input: ListBooksInput): [Book!]!
+  getBook(id: ID!): Book!
+  listBooks(limit: Int = 20, genre: Genre): [Book!]!
   ping: String!
 }`;
 
@@ -212,10 +206,11 @@ describe('nullability and lists', () => {
 describe('type names', () => {
   it('derives <Op>Input and <Op>Output, and <Parent><Field> for nested objects and enums', () => {
     const out = sdl(
-      query('getThing', {
+      mutation('getThing', {
         input: t.object({ filter: t.object({ kind: t.enum(['A', 'B']) }) }),
         output: t.object({ owner: t.object({ name: t.string(), role: t.enum(['ADMIN', 'USER']) }), main_label: t.object({ text: t.string() }) }),
       }),
+      query('ping', { output: t.string() }),
     );
     expect(out).toContain('input GetThingInput {\n  filter: GetThingInputFilter!\n}');
     expect(out).toContain('input GetThingInputFilter {\n  kind: GetThingInputFilterKind!\n}');
@@ -305,7 +300,7 @@ describe('one schema, one type', () => {
   it('makes one enum of an enum used in inputs and outputs', () => {
     const out = sdl(...bookstore());
     expect(out.match(/enum Genre/g)).toHaveLength(1);
-    expect(out).toContain('  genre: Genre\n');
+    expect(out).toContain('genre: Genre): [Book!]!');
   });
 
   it('refuses two different schemas that want one name, naming both operations and paths', () => {
@@ -386,16 +381,87 @@ describe('descriptions', () => {
   });
 });
 
-describe('the input argument', () => {
-  it('is required when a field is, optional when every field is, and absent without fields', () => {
+describe('arguments', () => {
+  it('are flat for a query: an argument per input field, required when the field is, none without fields', () => {
     const out = sdl(
       query('some', { input: t.object({ a: t.string(), b: t.optional(t.string()) }), output: t.string() }),
-      query('all', { input: t.object({ a: t.optional(t.string()) }), output: t.string() }),
       query('none', { output: t.string() }),
+    );
+    expect(out).toContain('some(a: String!, b: String): String!');
+    expect(out).toContain('none: String!');
+    expect(out).not.toContain('input SomeInput');
+  });
+
+  it('are one input argument for a mutation: required when a field is, optional when every field is, absent without fields', () => {
+    const out = sdl(
+      mutation('some', { input: t.object({ a: t.string(), b: t.optional(t.string()) }), output: t.string() }),
+      mutation('all', { input: t.object({ a: t.optional(t.string()) }), output: t.string() }),
+      mutation('none', { output: t.string() }),
+      query('ping', { output: t.string() }),
     );
     expect(out).toContain('some(input: SomeInput!): String!');
     expect(out).toContain('all(input: AllInput): String!');
     expect(out).toContain('none: String!');
+  });
+
+  it('follow graphql.args when the operation gives it: input for a query, flat for a mutation', () => {
+    const out = sdl(
+      defineTestOperation({ name: 'find', input: t.object({ q: t.string() }), output: t.string(), graphql: { type: 'query', args: 'input' }, handler: () => null }),
+      defineTestOperation({ name: 'touch', input: t.object({ id: t.id() }), output: t.string(), graphql: { type: 'mutation', args: 'flat' }, handler: () => null }),
+    );
+    expect(out).toContain('find(input: FindInput!): String!');
+    expect(out).toContain('touch(id: ID!): String!');
+  });
+
+  it('refuses a graphql.args that is neither flat nor input', () => {
+    const op = defineTestOperation({ name: 'find', output: t.string(), graphql: { type: 'query', args: 'spread' as 'flat' }, handler: () => null });
+    expect(refusal([], op)).toBe('Operation "find": graphql.args: must be "flat" or "input", got "spread"');
+  });
+
+  it('print the defaults of input fields and arguments: limit: Int = 20', () => {
+    const Page = t.object({ size: { type: t.int32(), optional: true, default: { value: 20 } }, order: { type: t.enum(['ASC', 'DESC'], { name: 'Order' }), optional: true, default: { value: 'ASC' } } }, { name: 'Page' });
+    const out = sdl(
+      query('list', { input: t.object({ limit: { type: t.int32(), optional: true, default: { value: 20 } }, tags: { type: t.list(t.string()), optional: true, default: { value: ['a'] } } }), output: t.string() }),
+      mutation('search', { input: t.object({ page: Page }), output: t.string() }),
+    );
+    expect(out).toContain('list(limit: Int = 20, tags: [String!] = ["a"]): String!');
+    expect(out).toContain('input Page {\n  size: Int = 20\n  order: Order = ASC\n}');
+  });
+
+  it('make a string that is an identifier ID, and refuse an identifier that is not a string', () => {
+    const out = sdl(query('get', { input: t.object({ id: t.id(), ids: t.optional(t.list(t.id())) }), output: t.object({ id: t.id() }) }));
+    expect(out).toContain('get(id: ID!, ids: [ID!]): GetOutput!');
+    expect(out).toContain('type GetOutput {\n  id: ID!\n}');
+    const notString: TypeShape = { kind: 'scalar', scalar: 'int', identifier: true };
+    expect(refusal([], query('get', { input: t.object({ id: notString }), output: t.string() }))).toBe('Operation "get": input.id: only a string can be an ID, not a int');
+  });
+});
+
+describe('deprecation', () => {
+  it('prints @deprecated with the reason on output fields, input fields and flat arguments, no reason for the default one', () => {
+    const out = sdl(
+      query('get', {
+        input: t.object({ old: { type: t.string(), optional: true, deprecated: true, deprecationReason: 'Use id' }, id: t.optional(t.string()) }),
+        output: t.object({ title: t.string(), name: { type: t.string(), deprecated: true }, label: { type: t.string(), deprecated: true, deprecationReason: 'Use title' } }),
+      }),
+      mutation('set', { input: t.object({ x: t.string(), y: { type: t.string(), optional: true, deprecated: true } }), output: t.string() }),
+    );
+    expect(out).toContain('get(old: String @deprecated(reason: "Use id"), id: String): GetOutput!');
+    expect(out).toContain('type GetOutput {\n  title: String!\n  name: String! @deprecated\n  label: String! @deprecated(reason: "Use title")\n}');
+    expect(out).toContain('input SetInput {\n  x: String!\n  y: String @deprecated\n}');
+  });
+
+  it('refuses a required input field that is deprecated, which clients would still have to send', () => {
+    const op = mutation('set', { input: t.object({ x: { type: t.string(), deprecated: true } }), output: t.string() });
+    expect(refusal([query('ping', { output: t.string() })], op)).toBe(
+      'Operation "set": input.x: a required input field cannot be deprecated (GraphQL forbids it, as clients must send it): make it .optional() or give it a .default() first',
+    );
+  });
+
+  it('is printed when the operations extend a schema of your own', () => {
+    const user = buildSchema('type Query { hello: String }');
+    const op = query('get', { input: t.object({ old: { type: t.string(), optional: true, deprecated: true, deprecationReason: 'Gone' }, n: { type: t.int32(), optional: true, default: { value: 5 } } }), output: t.string() });
+    expect(appWith([op], { schema: user }).plugin.printSchema()).toContain('get(old: String @deprecated(reason: "Gone"), n: Int = 5): String!');
   });
 });
 
@@ -408,7 +474,7 @@ describe('with a schema of your own', () => {
   it('adds the operations to its query type and makes a mutation type', () => {
     const { plugin } = appWith(bookstore(), { schema: user });
     const out = plugin.printSchema();
-    expect(out).toContain('type Query {\n  hello: String\n  viewer: Viewer\n\n  """One book by id"""\n  getBook(input: GetBookInput!): Book!');
+    expect(out).toContain('type Query {\n  hello: String\n  viewer: Viewer\n\n  """One book by id"""\n  getBook(id: ID!): Book!\n  listBooks(limit: Int = 20, genre: Genre): [Book!]!');
     expect(out).toContain('type Mutation {\n  addBook(input: AddBookInput!): Book!\n}');
     // A type of the user's that refers to the query type refers to the extended one.
     expect(out).toContain('type Viewer {\n  root: Query\n}');

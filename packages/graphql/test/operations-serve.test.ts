@@ -86,13 +86,13 @@ describe('operations served over GraphQL', () => {
   afterAll(() => served.close());
 
   it('answers a query with the handler result, dates as ISO strings', async () => {
-    const res = await gql(served.endpoint, { query: '{ getBook(input: { id: "1" }) { id title publishedAt } }' });
+    const res = await gql(served.endpoint, { query: '{ getBook(id: "1") { id title publishedAt } }' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: { getBook: { id: '1', title: 'Dune', publishedAt: '1965-08-01T00:00:00.000Z' } } });
   });
 
   it('answers a query over GET, with variables', async () => {
-    const res = await gql(served.endpoint, { query: 'query Q($id: String!) { getBook(input: { id: $id }) { title } }', variables: { id: '1' } }, { method: 'GET' });
+    const res = await gql(served.endpoint, { query: 'query Q($id: String!) { getBook(id: $id) { title } }', variables: { id: '1' } }, { method: 'GET' });
     expect(res.body).toEqual({ data: { getBook: { title: 'Dune' } } });
   });
 
@@ -137,7 +137,7 @@ describe('operations served over GraphQL', () => {
     [429, 'TOO_MANY_REQUESTS'],
     [400, 'BAD_REQUEST'],
   ])('maps an HTTPError %i thrown by the handler to %s, with its message', async (status, code) => {
-    const res = await gql(served.endpoint, { query: `{ fail(input: { status: ${status} }) }` });
+    const res = await gql(served.endpoint, { query: `{ fail(status: ${status}) }` });
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0]).toMatchObject({ path: ['fail'], extensions: { code, status } });
     expect(res.body.errors[0].message).toBe(status === 400 ? 'Bad thing' : `Failed with ${status}`);
@@ -166,7 +166,7 @@ describe('operations served over GraphQL', () => {
   });
 
   it('serves operations beside the introspection and __typename', async () => {
-    const res = await gql(served.endpoint, { query: '{ __typename getBook(input: { id: "2" }) { id } }' });
+    const res = await gql(served.endpoint, { query: '{ __typename getBook(id: "2") { id } }' });
     expect(res.body).toEqual({ data: { __typename: 'Query', getBook: null } });
   });
 });
@@ -188,20 +188,20 @@ describe('dates and 32-bit integers', () => {
   afterAll(() => served.close());
 
   it('accepts ISO 8601 date-times as literals and variables, and gives them to the operation as sent', async () => {
-    const literal = await gql(served.endpoint, { query: '{ echo(input: { at: "2024-05-01T10:00:00+02:00", n: 1 }) { at n } }' });
+    const literal = await gql(served.endpoint, { query: '{ echo(at: "2024-05-01T10:00:00+02:00", n: 1) { at n } }' });
     expect(literal.body).toEqual({ data: { echo: { at: '2024-05-01T10:00:00+02:00', n: 1 } } });
-    const variable = await gql(served.endpoint, { query: 'query($at: DateTime!) { echo(input: { at: $at, n: 2 }) { at } }', variables: { at: '2024-05-01T10:00Z' } });
+    const variable = await gql(served.endpoint, { query: 'query($at: DateTime!) { echo(at: $at, n: 2) { at } }', variables: { at: '2024-05-01T10:00Z' } });
     expect(variable.body).toEqual({ data: { echo: { at: '2024-05-01T10:00Z' } } });
   });
 
   it('refuses a date-time that is not ISO 8601, as a literal or a variable', async () => {
-    const literal = await gql(served.endpoint, { query: '{ echo(input: { at: "May 1st", n: 1 }) { at } }' });
+    const literal = await gql(served.endpoint, { query: '{ echo(at: "May 1st", n: 1) { at } }' });
     expect(literal.status).toBe(400);
     expect(literal.body.errors[0].message).toMatch(/DateTime cannot represent "May 1st": expected an ISO 8601 date-time string/);
-    const variable = await gql(served.endpoint, { query: 'query($at: DateTime!) { echo(input: { at: $at, n: 2 }) { at } }', variables: { at: '2024-02-30T10:00:00Z' } });
+    const variable = await gql(served.endpoint, { query: 'query($at: DateTime!) { echo(at: $at, n: 2) { at } }', variables: { at: '2024-02-30T10:00:00Z' } });
     expect(variable.status).toBe(400);
     expect(variable.body.errors[0].message).toMatch(/DateTime cannot represent "2024-02-30T10:00:00Z"/);
-    const number = await gql(served.endpoint, { query: '{ echo(input: { at: 5, n: 1 }) { at } }' });
+    const number = await gql(served.endpoint, { query: '{ echo(at: 5, n: 1) { at } }' });
     expect(number.body.errors[0].message).toMatch(/DateTime cannot represent 5/);
   });
 
@@ -212,7 +212,7 @@ describe('dates and 32-bit integers', () => {
   });
 
   it('refuses an integer beyond 32 bits rather than truncating it', async () => {
-    const input = await gql(served.endpoint, { query: '{ echo(input: { at: "2024-05-01T10:00:00Z", n: 3000000000 }) { n } }' });
+    const input = await gql(served.endpoint, { query: '{ echo(at: "2024-05-01T10:00:00Z", n: 3000000000) { n } }' });
     expect(input.status).toBe(400);
     expect(input.body.errors[0].message).toMatch(/Int cannot represent non 32-bit signed integer value: 3000000000/);
     const output = await gql(served.endpoint, { query: '{ big }' });
@@ -304,7 +304,7 @@ describe('with a schema of your own', () => {
   afterAll(() => served.close());
 
   it('serves its rootValue resolvers and the operations in one query', async () => {
-    const res = await gql(served.endpoint, { query: '{ hello(name: "Ada") getBook(input: { id: "1" }) { title } }' });
+    const res = await gql(served.endpoint, { query: '{ hello(name: "Ada") getBook(id: "1") { title } }' });
     expect(res.body).toEqual({ data: { hello: 'Hello Ada', getBook: { title: 'Dune' } } });
   });
 
@@ -329,11 +329,11 @@ describe('operations registered after the first request', () => {
       expect((await gql(served.endpoint, { query: '{ hello }' })).body).toEqual({ data: { hello: 'world' } });
       expect((await gql(served.endpoint, { query: '{ hello }' })).body).toEqual({ data: { hello: 'world' } });
       expect(validations).toBe(1);
-      const before = await gql(served.endpoint, { query: '{ getBook(input: { id: "1" }) { title } }' });
+      const before = await gql(served.endpoint, { query: '{ getBook(id: "1") { title } }' });
       expect(before.body.errors[0].message).toMatch(/Cannot query field "getBook" on type "Query"/);
 
       served.app.operation(getBook);
-      expect((await gql(served.endpoint, { query: '{ getBook(input: { id: "1" }) { title } }' })).body).toEqual({ data: { getBook: { title: 'Dune' } } });
+      expect((await gql(served.endpoint, { query: '{ getBook(id: "1") { title } }' })).body).toEqual({ data: { getBook: { title: 'Dune' } } });
       expect((await gql(served.endpoint, { query: '{ hello }' })).body).toEqual({ data: { hello: 'world' } });
       expect(validations).toBe(2);
       // An operation that is not served on GraphQL changes nothing.
@@ -341,7 +341,7 @@ describe('operations registered after the first request', () => {
       expect((await gql(served.endpoint, { query: '{ hello }' })).body).toEqual({ data: { hello: 'world' } });
       expect(validations).toBe(2);
       const plugin = served.app.getPlugin<ReturnType<typeof graphqlPlugin>>('graphql')!;
-      expect(plugin.printSchema()).toContain('getBook(input: GetBookInput!): Book');
+      expect(plugin.printSchema()).toContain('getBook(id: String!): Book');
     } finally {
       await served.close();
     }
@@ -359,7 +359,7 @@ describe('several operations in one query', () => {
       defineTestOperation({ name, input: t.object({ value: t.string() }), output: t.string(), graphql: { type: 'query' }, middleware: [yieldTurn], handler: ({ value }) => `${name}:${String(value)}` });
     const served = await start([echo('first'), echo('second'), echo('third')]);
     try {
-      const res = await gql(served.endpoint, { query: '{ first(input: { value: "a" }) second(input: { value: "b" }) third(input: { value: "c" }) }' });
+      const res = await gql(served.endpoint, { query: '{ first(value: "a") second(value: "b") third(value: "c") }' });
       expect(res.body).toEqual({ data: { first: 'first:a', second: 'second:b', third: 'third:c' } });
     } finally {
       await served.close();
@@ -387,8 +387,8 @@ describe('tracing and logs', () => {
         }),
     });
     try {
-      await gql(served.endpoint, { query: '{ getBook(input: { id: "1" }) { id } }' });
-      await gql(served.endpoint, { query: 'query Named { getBook(input: { id: "1" }) { id } }' });
+      await gql(served.endpoint, { query: '{ getBook(id: "1") { id } }' });
+      await gql(served.endpoint, { query: 'query Named { getBook(id: "1") { id } }' });
       expect(spans.map(({ name, attributes, ended }) => ({ name, attributes, ended }))).toEqual([
         { name: 'operation getBook', attributes: { 'fw.operation.name': 'getBook' }, ended: true },
         { name: 'operation getBook', attributes: { 'fw.operation.name': 'getBook' }, ended: true },
@@ -434,7 +434,7 @@ describe('documents with operations, run compiled', () => {
     const rootValue = new Root();
     const served = await start([whoAmI, getBook], { prepare: (app) => app.use(appUser), config: { schema: buildSchema('type Query { hello: String, engine: String }'), rootValue } });
     try {
-      const query = '{ hello engine whoAmI { user protocol } getBook(input: { id: "1" }) { title } }';
+      const query = '{ hello engine whoAmI { user protocol } getBook(id: "1") { title } }';
       for (const user of ['u1', 'u2', 'u3']) {
         const res = await gql(served.endpoint, { query }, { headers: { 'x-user': user } });
         expect(res.body).toEqual({ data: { hello: 'hi', engine: 'ok', whoAmI: { user, protocol: 'graphql' }, getBook: { title: 'Dune' } } });

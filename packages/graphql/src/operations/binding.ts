@@ -2,6 +2,13 @@
 export interface OperationGraphQL {
   /** The root type the operation's field is on. */
   readonly type: 'query' | 'mutation';
+  /**
+   * How the field takes the operation's input: `'flat'`, an argument per input field
+   * (`book(id: ID!)`), or `'input'`, one argument `input` of the input type
+   * (`addBook(input: AddBookInput!)`).
+   * @default 'flat' for a query, 'input' for a mutation
+   */
+  readonly args?: 'flat' | 'input' | undefined;
 }
 
 declare module '@fw/core' {

@@ -1,12 +1,14 @@
 import type { Operation } from '@fw/core';
 import { byName, type TypeNames } from '@fw/core/plugin';
 import {
+  GraphQLDeprecatedDirective,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
   Kind,
   OperationTypeNode,
+  astFromValue,
   extendSchema,
   isEnumType,
   isInputObjectType,
@@ -14,12 +16,15 @@ import {
   isScalarType,
   isSpecifiedScalarType,
   validateSchema,
+  type ConstDirectiveNode,
+  type ConstValueNode,
   type DefinitionNode,
   type DocumentNode,
   type FieldDefinitionNode,
   type GraphQLNamedType,
   type GraphQLSchemaConfig,
   type GraphQLType,
+  type InputValueDefinitionNode,
   type TypeNode,
 } from 'graphql';
 import { buildOperationTypes, type OperationField } from './types.js';
@@ -142,18 +147,33 @@ function kindOf(type: GraphQLNamedType): string {
 
 /** The AST of an operation's root field, for extendSchema. */
 function fieldNode({ operation, config }: OperationField): FieldDefinitionNode {
-  const args = Object.entries(config.args ?? {}).map(([name, arg]) => ({
-    kind: Kind.INPUT_VALUE_DEFINITION,
-    name: { kind: Kind.NAME, value: name },
-    type: typeNode(arg.type),
-  }));
+  const args = Object.entries(config.args ?? {}).map(([name, arg]): InputValueDefinitionNode => {
+    const value = arg.defaultValue === undefined ? undefined : astFromValue(arg.defaultValue, arg.type);
+    return {
+      kind: Kind.INPUT_VALUE_DEFINITION,
+      name: { kind: Kind.NAME, value: name },
+      type: typeNode(arg.type),
+      ...(arg.description != null ? { description: { kind: Kind.STRING, value: arg.description } } : {}),
+      ...(value != null ? { defaultValue: value as ConstValueNode } : {}),
+      ...(arg.deprecationReason != null ? { directives: [deprecatedNode(arg.deprecationReason)] } : {}),
+    };
+  });
   return {
     kind: Kind.FIELD_DEFINITION,
     name: { kind: Kind.NAME, value: operation.name },
     ...(config.description != null ? { description: { kind: Kind.STRING, value: config.description } } : {}),
     arguments: args,
     type: typeNode(config.type),
-  } as FieldDefinitionNode;
+  };
+}
+
+/** `@deprecated(reason: "...")`. */
+function deprecatedNode(reason: string): ConstDirectiveNode {
+  return {
+    kind: Kind.DIRECTIVE,
+    name: { kind: Kind.NAME, value: GraphQLDeprecatedDirective.name },
+    arguments: [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'reason' }, value: { kind: Kind.STRING, value: reason } }],
+  };
 }
 
 function typeNode(type: GraphQLType): TypeNode {

@@ -2,6 +2,7 @@ import { type InputOrigin, type Operation, type RequestContext, type TypeShape }
 import { runOperation, typeNames } from '@fw/core/plugin';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildOperationSchema, type OperationSchema } from './schema.js';
+import { argumentsOf } from './types.js';
 
 /** A graphql-js field resolver with no particular source, context or arguments. */
 export type FieldResolver = GraphQLFieldResolver<unknown, unknown, Record<string, unknown>>;
@@ -29,7 +30,10 @@ export function fixedSource(schema: GraphQLSchema): SchemaSource {
   return { current: () => served };
 }
 
-/** Operation field errors name the argument path: `input.title`, `input.author.name`. */
+/**
+ * Operation field errors name the argument path: `input.title`, `input.author.name` under one
+ * `input` argument; the argument itself (`id`, `filter.genre`) when the arguments are flat.
+ */
 const ARGUMENT_ORIGIN: InputOrigin = () => 'input';
 
 /**
@@ -148,7 +152,13 @@ function withResolvers({ schema, queries, mutations }: OperationSchema, user: Gr
     if (type == null || type === own) continue;
     for (const field of Object.values(type.getFields())) {
       const op = operations.get(field.name);
-      if (op !== undefined) {
+      if (op !== undefined && argumentsOf(op) === 'flat') {
+        // The arguments are the input's fields: graphql-js gives an object with those sent (and defaults).
+        field.resolve = (source, args: Record<string, unknown>) => {
+          if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
+          return runOperation(op, source[CONTEXT], nullsAsAbsent(op.input, args));
+        };
+      } else if (op !== undefined) {
         field.resolve = (source, args: Record<string, unknown>) => {
           if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
           return runOperation(op, source[CONTEXT], args.input == null ? {} : nullsAsAbsent(op.input, args.input), ARGUMENT_ORIGIN);

@@ -1,9 +1,11 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
 import { byName, operationError, unwrapNullable, type TypeNames } from '@fw/core/plugin';
 import {
+  DEFAULT_DEPRECATION_REASON,
   GraphQLBoolean,
   GraphQLEnumType,
   GraphQLFloat,
+  GraphQLID,
   GraphQLInputObjectType,
   GraphQLInt,
   GraphQLList,
@@ -13,6 +15,7 @@ import {
   type GraphQLEnumValueConfigMap,
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfig,
   type GraphQLInputFieldConfigMap,
   type GraphQLInputType,
   type GraphQLNamedType,
@@ -43,6 +46,7 @@ const SCALARS: Record<ScalarKind, GraphQLScalarType> = {
 const RESERVED = new Set(['String', 'Int', 'Float', 'Boolean', 'ID', 'Query', 'Mutation', 'Subscription']);
 
 type EnumShape = Extract<TypeShape, { kind: 'enum' }>;
+type ScalarShape = Extract<TypeShape, { kind: 'scalar' }>;
 
 /** A named type and where it was first wanted, for error messages. */
 interface Claim {
@@ -101,8 +105,13 @@ class TypeBuilder {
     return type;
   }
 
-  /** The scalar type of a kind; `DateTime` is a generated type like the others (its name may clash). */
-  private scalar(op: Operation, kind: ScalarKind, path: string): GraphQLScalarType {
+  /** The scalar type of a shape (`ID` for an identifier string); `DateTime` is a generated type like the others (its name may clash). */
+  private scalar(op: Operation, shape: ScalarShape, path: string): GraphQLScalarType {
+    const kind = shape.scalar;
+    if (shape.identifier === true) {
+      if (kind !== 'string') throw operationError(op, path, `only a string can be an ID, not a ${kind}`);
+      return GraphQLID;
+    }
     const scalar = SCALARS[kind] as GraphQLScalarType | undefined;
     if (scalar === undefined) throw operationError(op, path, `the scalar kind "${String(kind)}" has no GraphQL type`);
     if (scalar === GraphQLDateTime && this.claims.get(scalar.name)?.source !== scalar) this.claim(op, path, scalar.name, scalar, () => scalar);
@@ -118,7 +127,7 @@ class TypeBuilder {
   private nullableOutput(op: Operation, shape: TypeShape, path: string): Exclude<GraphQLOutputType, GraphQLNonNull<never>> {
     switch (shape.kind) {
       case 'scalar':
-        return this.scalar(op, shape.scalar, path);
+        return this.scalar(op, shape, path);
       case 'enum':
         return this.enumeration(op, shape, path);
       case 'object':
@@ -141,7 +150,7 @@ class TypeBuilder {
   private nullableInput(op: Operation, shape: TypeShape, path: string): Exclude<GraphQLInputType, GraphQLNonNull<never>> {
     switch (shape.kind) {
       case 'scalar':
-        return this.scalar(op, shape.scalar, path);
+        return this.scalar(op, shape, path);
       case 'enum':
         return this.enumeration(op, shape, path);
       case 'object':
@@ -165,7 +174,7 @@ class TypeBuilder {
     this.bySource.output.set(shape.source, type);
     for (const [field, fieldPath] of checkedFields(op, shape, path)) {
       const fieldType = this.output(op, field.type, fieldPath);
-      fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field) };
+      fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field), deprecationReason: deprecationOf(field) };
     }
     return type as GraphQLObjectType;
   }
@@ -181,10 +190,7 @@ class TypeBuilder {
     const fields: GraphQLInputFieldConfigMap = {};
     const type = this.claim(op, path, name, shape.source, () => new GraphQLInputObjectType({ name, description: shape.description, fields: () => inSchemaOrder(shape, fields) }));
     this.bySource.input.set(shape.source, type);
-    for (const [field, fieldPath] of checkedFields(op, shape, path)) {
-      const fieldType = this.input(op, field.type, fieldPath);
-      fields[field.name] = { type: field.optional ? nullableOf(fieldType) : fieldType, description: describeField(field) };
-    }
+    for (const [field, fieldPath] of checkedFields(op, shape, path)) fields[field.name] = this.inputField(op, field, fieldPath);
     return type as GraphQLInputObjectType;
   }
 
@@ -211,13 +217,31 @@ class TypeBuilder {
     return type as GraphQLEnumType;
   }
 
-  /** The root field of an operation: `name(input: <X>Input!): <output>`. */
+  /** An input field or a flat argument: its type (nullable when it may be left out), default, description and deprecation. */
+  private inputField(op: Operation, field: FieldShape, path: string): GraphQLInputFieldConfig {
+    const type = this.input(op, field.type, path);
+    if (field.deprecated === true && !field.optional) {
+      throw operationError(op, path, 'a required input field cannot be deprecated (GraphQL forbids it, as clients must send it): make it .optional() or give it a .default() first');
+    }
+    const config: GraphQLInputFieldConfig = { type: field.optional ? nullableOf(type) : type, description: describeField(field), deprecationReason: deprecationOf(field) };
+    if (field.default !== undefined) config.defaultValue = field.default.value;
+    return config;
+  }
+
+  /**
+   * The root field of an operation: flat arguments, one per input field (`book(id: ID!)`), or one
+   * `input` argument of the input type (`addBook(input: AddBookInput!)`), as `argumentsOf` says.
+   */
   field(op: Operation): GraphQLFieldConfig<unknown, unknown> {
     if (!isGraphQLName(op.name)) throw operationError(op, 'name', `"${op.name}" is not a valid GraphQL field name (letters, digits and _, not starting with a digit or __)`);
     const kind = op.graphql?.type;
     if (kind !== 'query' && kind !== 'mutation') throw operationError(op, 'graphql.type', `must be "query" or "mutation", got ${JSON.stringify(kind)}`);
     if (op.input.kind !== 'object') throw operationError(op, 'input', 'the input must be an object');
     const args: GraphQLFieldConfig<unknown, unknown>['args'] = {};
+    if (argumentsOf(op) === 'flat') {
+      for (const [field, path] of checkedFields(op, op.input, 'input', true)) args[field.name] = this.inputField(op, field, path);
+      return { type: this.output(op, op.output, 'output'), args: inSchemaOrder(op.input, args), description: op.description };
+    }
     if (op.input.fields.length > 0) {
       const input = this.inputObject(op, op.input, 'input');
       // Optional as a whole when every field is.
@@ -231,8 +255,8 @@ class TypeBuilder {
  * An object's fields with their paths, checked, in name order, so that an error names the same
  * path whatever the order of keys. The type lists its fields in the schema's order (`inSchemaOrder`).
  */
-function checkedFields(op: Operation, shape: ObjectShape, path: string): Array<[FieldShape, string]> {
-  if (shape.fields.length === 0) {
+function checkedFields(op: Operation, shape: ObjectShape, path: string, mayBeEmpty = false): Array<[FieldShape, string]> {
+  if (shape.fields.length === 0 && !mayBeEmpty) {
     throw operationError(op, path, 'an object with no fields cannot map to GraphQL, whose object types need at least one field');
   }
   const list: Array<[FieldShape, string]> = [];
@@ -249,6 +273,22 @@ function checkedFields(op: Operation, shape: ObjectShape, path: string): Array<[
 /** The fields built (in name order) listed in the schema's order. */
 function inSchemaOrder<T>(shape: ObjectShape, fields: Record<string, T>): Record<string, T> {
   return Object.fromEntries(shape.fields.map((field) => [field.name, fields[field.name]!]));
+}
+
+/**
+ * How an operation takes its input: `flat` (an argument per input field) for queries, one `input`
+ * argument for mutations, unless the operation says otherwise (`graphql: { args }`).
+ */
+export function argumentsOf(op: Operation): 'flat' | 'input' {
+  const args = op.graphql?.args;
+  if (args === undefined) return op.graphql?.type === 'mutation' ? 'input' : 'flat';
+  if (args !== 'flat' && args !== 'input') throw operationError(op, 'graphql.args', `must be "flat" or "input", got ${JSON.stringify(args)}`);
+  return args;
+}
+
+/** The reason a deprecated field gives (graphql's default when the schema gives none), or undefined. */
+function deprecationOf(field: FieldShape): string | undefined {
+  return field.deprecated === true ? (field.deprecationReason ?? DEFAULT_DEPRECATION_REASON) : undefined;
 }
 
 function nullableOf<T extends GraphQLOutputType | GraphQLInputType>(type: T): T {
