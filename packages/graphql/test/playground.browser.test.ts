@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { keepOffline, launchChromium } from '../../../tooling/testing/browser.js';
 import { schema, serve, type Served } from './helpers.js';
+import { createProbe, subscriptionSchema, type Probe } from './subscription-helpers.js';
 
 // GraphiQL in a real headless Chromium (Debian's package), offline: every request that does not
 // go to the test server is aborted, so anything loaded from a CDN would break the page.
@@ -17,6 +18,8 @@ interface EditorPage {
 }
 
 let served: Served;
+let subscriptions: Served;
+let probe: Probe;
 let browser: Browser;
 
 beforeAll(async () => {
@@ -25,11 +28,14 @@ beforeAll(async () => {
     schema,
     rootValue: { hello: ({ name }: { name?: string }) => `Hello ${name ?? 'world'}` },
   });
+  probe = createProbe();
+  subscriptions = await serve({ schema: subscriptionSchema(probe) });
 }, 30_000);
 
 afterAll(async () => {
   await browser?.close();
   await served?.close();
+  await subscriptions?.close();
 });
 
 it('loads GraphiQL offline, runs a query typed into the editor and shows the result', async () => {
@@ -79,5 +85,49 @@ it('loads GraphiQL offline, runs a query typed into the editor and shows the res
   // The interception itself works: a request off this machine is aborted and recorded.
   await expect(page.goto('http://cdn.offline.invalid/graphiql.js')).rejects.toThrow();
   expect(blocked).toEqual(['http://cdn.offline.invalid/graphiql.js']);
+  await page.close();
+}, 60_000);
+
+it('runs a subscription from the playground over server-sent events, offline, and stops it', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const { blocked, problems } = await keepOffline(page);
+  const streams: string[] = [];
+  page.on('request', (request) => {
+    if (request.headers().accept === 'text/event-stream') streams.push(request.url());
+  });
+  await page.goto(subscriptions.endpoint, { waitUntil: 'load' });
+  const editor = page.locator(QUERY_EDITOR);
+  await editor.waitFor({ state: 'visible', timeout: 15_000 });
+
+  const editorText = (selector: string): string => (globalThis as unknown as EditorPage).document.querySelector(selector)?.CodeMirror?.getValue() ?? '';
+  const typeQuery = async (text: string): Promise<void> => {
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(text, { delay: 5 });
+    await page.waitForFunction(([selector, typed]) => (globalThis as unknown as EditorPage).document.querySelector(selector)?.CodeMirror?.getValue().trim() === typed, [QUERY_EDITOR, `${text}}`] as const, {
+      timeout: 5_000,
+    });
+  };
+
+  // A subscription that ends by itself: the response shows its events as they come, the last one stays.
+  await typeQuery('subscription Count { count(to: 3) ');
+  await page.locator('.graphiql-execute-button').click();
+  const responseMatches = ([selector, pattern]: readonly [string, string]): boolean =>
+    new RegExp(pattern).test((globalThis as unknown as EditorPage).document.querySelector(selector)?.CodeMirror?.getValue() ?? '');
+  await page.waitForFunction(responseMatches, [RESPONSE_EDITOR, '"count": 3'] as const, { timeout: 10_000 });
+  expect(JSON.parse(await page.evaluate(editorText, RESPONSE_EDITOR))).toEqual({ data: { count: 3 } });
+
+  // One that runs until stopped: the stop button ends it and the resolver runs its finally.
+  await typeQuery('subscription Ticks { ticks ');
+  const ran = probe.nextFinally();
+  await page.locator('.graphiql-execute-button').click();
+  await page.waitForFunction(responseMatches, [RESPONSE_EDITOR, '"ticks": [2-9]'] as const, { timeout: 10_000 });
+  await page.locator('.graphiql-execute-button').click();
+  await ran;
+
+  expect(streams).toEqual([subscriptions.endpoint, subscriptions.endpoint]);
+  expect(blocked).toEqual([]);
+  expect(problems).toEqual([]);
   await page.close();
 }, 60_000);

@@ -3,13 +3,41 @@
 import { createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
+import { getOperationAST } from 'graphql';
+import { createClient } from 'graphql-sse';
 import 'graphiql/graphiql.css';
 import './page.css';
 
 // The page is served at the GraphQL path itself, so the endpoint is the page's own path.
 const endpoint = window.location.pathname;
 
+// Subscriptions run over GraphQL-over-SSE (graphql-sse's client, an event stream per
+// subscription) on the same path: same origin, so the page's CSP (connect-src 'self') allows it, and
+// the headers editor's headers (an authorization) go with the request. GraphiQL's stop button
+// returns the iterator, which closes the stream.
+function isSubscription(options, operationName) {
+  const documentAST = options && options.documentAST;
+  if (!documentAST) return false;
+  const operation = getOperationAST(documentAST, operationName || undefined);
+  return operation !== null && operation !== undefined && operation.operation === 'subscription';
+}
+
 async function fetcher(params, options) {
+  if (isSubscription(options, params.operationName)) {
+    const client = createClient({ url: endpoint, retryAttempts: 0, credentials: 'same-origin', headers: (options && options.headers) || {} });
+    const results = client.iterate(params);
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next: () => results.next(),
+      async return() {
+        await results.return();
+        client.dispose();
+        return { done: true, value: undefined };
+      },
+    };
+  }
   const response = await fetch(endpoint, {
     method: 'POST',
     credentials: 'same-origin',
