@@ -178,7 +178,23 @@ describe('renamed messages keep their numbers (golden files)', () => {
   });
 });
 
+describe('renamed enums keep their numbers', () => {
+  it('finds each value by its name after the enum prefix (GENRE_FICTION → BOOK_GENRE_FICTION)', () => {
+    const ops = (name: string, values: string[]): Operation[] => [
+      operation({ name: 'getBook', input: t.object({}), output: t.object({ genre: t.enum(values, name) }, 'Book'), grpc: { service: 'shop.v1.CatalogService' }, handler: () => undefined }),
+    ];
+    const before = generateProtos(ops('Genre', ['poetry', 'fiction', 'drama']))[0]!.text;
+    const after = generateProtos(ops('BookGenre', ['fiction', 'poetry']), { previous: new Map([[SHOP, before]]) })[0]!.text;
+    expect(after).toContain('enum BookGenre {\n  BOOK_GENRE_UNSPECIFIED = 0;\n  BOOK_GENRE_POETRY = 1;\n  BOOK_GENRE_FICTION = 2;\n  reserved 3;\n  reserved "GENRE_DRAMA";\n}');
+  });
+});
+
 describe('deprecation and streams in the generated proto', () => {
+  it('marks the RPC of a deprecated operation deprecated, with the reason as a comment', () => {
+    const op = { ...operation({ name: 'getBook', input: t.object({}), output: t.object({}), grpc: { service: 'shop.v1.CatalogService' }, handler: () => undefined }), deprecationReason: 'Use FetchBook' } as Operation;
+    expect(generateProtos([op])[0]!.text).toContain('service CatalogService {\n  // Deprecated: Use FetchBook\n  rpc GetBook(GetBookRequest) returns (GetBookResponse) {\n    option deprecated = true;\n  }\n}');
+  });
+
   it('marks a deprecated field [deprecated = true], with the reason as a comment', () => {
     const old: FieldShape = { name: 'isbn10', type: t.string(), optional: true, deprecated: true };
     const why: FieldShape = { name: 'price', type: t.float(), optional: false, deprecationReason: 'Use priceCents' };
