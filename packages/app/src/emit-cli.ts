@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { emit, type EmitTarget } from './emit.js';
+import { emit, type EmitResult, type EmitTarget } from './emit.js';
 
 /** Where the command line writes: `process.stdout`/`process.stderr` in the `fw` binary. */
 export interface CliIO {
@@ -27,15 +27,21 @@ Options:
   --no-graphql       do not write schema.graphql
   --no-proto         do not write the .proto files
   --no-openapi       do not write openapi.json
+  --check            write nothing: compare with the files there (the committed ones), print
+                     each change, and exit 2 when one breaks existing clients
   -h, --help         show this text
+
+A relative protoOut in the gRPC config is read from the app's package directory (the nearest
+folder at or above the module with a package.json), whatever the current directory.
 `;
 
 /** A failure the command reports as one line, without a stack. */
 class CliError extends Error {}
 
 /**
- * Runs `fw <args>`: `emit` loads the app module, writes its schemas and prints what it wrote.
- * Resolves to the exit code: 0, or 1 with a message on stderr.
+ * Runs `fw <args>`: `emit` loads the app module, writes its schemas and prints what it wrote
+ * (`--check`: compares them with the files there and prints the changes). Resolves to the exit
+ * code: 0; 1 with a message on stderr; 2 when `--check` found a change that breaks clients.
  */
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   try {
@@ -72,20 +78,61 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
   const app = await loadApp(resolve(io.cwd, spec), spec);
   try {
     if (app.server !== undefined) throw new CliError(`${spec} started a server while loading: export the app without calling listen()`);
+    const check = values.check === true;
     const result = await emit({
       app,
       out: resolve(io.cwd, values.out ?? '.'),
+      base: packageDirectory(resolve(io.cwd, spec)),
+      check,
       ...(values['proto-out'] === undefined ? {} : { protoOut: resolve(io.cwd, values['proto-out']) }),
       graphql: values['no-graphql'] !== true,
       proto: values['no-proto'] !== true,
       openapi: values['no-openapi'] !== true,
     });
     const shown = (path: string): string => relative(io.cwd, path) || path;
+    for (const warning of result.warnings) io.err(`fw: warning: ${warning}\n`);
+    if (check) return report(result, shown, io);
     for (const file of result.files) io.out(`${file.changed ? 'wrote' : 'unchanged'} ${shown(file.path)}\n`);
     for (const skipped of result.skipped) io.out(`skipped ${skipped.kind}: ${skipped.reason}\n`);
     return 0;
   } finally {
     if (app.server !== undefined && typeof app.close === 'function') await app.close();
+  }
+}
+
+/** Exit code of `fw emit --check` when a change breaks existing clients (1 stays "the command failed"). */
+export const BREAKING_EXIT_CODE = 2;
+
+/**
+ * Prints `--check`'s findings: one line per change, those that break clients first
+ * (`breaking <file>: <what>`, with `[wire]`, `[json]` or `[api]` for a .proto change), then the
+ * safe ones, the files out of date, and a summary. Resolves to 2 when anything breaks, else 0.
+ */
+function report(result: EmitResult, shown: (path: string) => string, io: CliIO): number {
+  const changes = result.changes ?? [];
+  for (const change of changes) {
+    io.out(`${change.breaking ? 'breaking' : 'safe'} ${change.file}: ${change.message}${change.level === undefined ? '' : ` [${change.level}]`}\n`);
+  }
+  for (const file of result.files) if (file.changed) io.out(`out of date ${shown(file.path)}\n`);
+  for (const skipped of result.skipped) io.out(`skipped ${skipped.kind}: ${skipped.reason}\n`);
+  const breaking = changes.filter((change) => change.breaking).length;
+  const stale = result.files.filter((file) => file.changed).length;
+  if (breaking > 0) {
+    io.err(`fw: ${breaking} ${breaking === 1 ? 'change breaks' : 'changes break'} existing clients\n`);
+    return BREAKING_EXIT_CODE;
+  }
+  io.out(stale === 0 ? 'no changes\n' : `no breaking changes (${stale} ${stale === 1 ? 'file' : 'files'} to emit and commit)\n`);
+  return 0;
+}
+
+/** The nearest directory at or above `file`'s holding a package.json, else `file`'s own directory. */
+function packageDirectory(file: string): string {
+  const start = dirname(file);
+  for (let dir = start; ; ) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return start;
+    dir = parent;
   }
 }
 
@@ -100,6 +147,7 @@ function parseEmitArgs(args: string[]) {
       'no-graphql': { type: 'boolean' },
       'no-proto': { type: 'boolean' },
       'no-openapi': { type: 'boolean' },
+      check: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

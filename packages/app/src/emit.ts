@@ -1,12 +1,11 @@
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type * as FsPromises from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Route } from '@fw/core';
 import type { OpenAPIDocument } from '@fw/openapi';
+import { compareFiles } from './emit/check.js';
+import { missingPreviousWarnings, protoLocation } from './emit/proto-dir.js';
+import { readCurrent, resolveTarget, writeAtomically } from './emit/write.js';
 import { loadCorePlugin, loadOpenAPI } from './internal/optional.js';
 import type { ProtocolManager } from './protocol-manager.js';
-
-/** `node:fs/promises`, taken when `emit` writes: importing it would load it (and its streams) into every app. */
-const fs = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
 
 /** What `emit` needs of an application: `createApp`'s app, or an `Application` of `@fw/core` with the plugins registered. */
 export interface EmitTarget {
@@ -33,6 +32,18 @@ export interface EmitOptions {
   protoOut?: string;
   /** Write `openapi.json`: the document of the app's `openapi` plugin, else one built from its routes. @default true */
   openapi?: boolean;
+  /**
+   * The directory a relative `protoOut` of the gRPC plugin is resolved against (`fw emit` gives
+   * the app module's package directory: the nearest one at or above it with a package.json).
+   * @default the current directory
+   */
+  base?: string;
+  /**
+   * Write nothing: compare what would be written with the files already there (the committed
+   * ones) and return every change in `changes`, those that break existing clients first.
+   * @default false
+   */
+  check?: boolean;
 }
 
 /** The kinds of file `emit` writes. */
@@ -43,8 +54,26 @@ export interface EmittedFile {
   kind: EmitKind;
   /** The absolute path. */
   path: string;
-  /** False when the file already had this content (it was left untouched). */
+  /** False when the file already had this content (it was left untouched). With `check`: whether it would change. */
   changed: boolean;
+}
+
+/**
+ * A difference between a file already there (the committed one) and what `emit` generates now.
+ * `level` says how a breaking proto change breaks: `wire` (an old client's bytes decode into the
+ * wrong field, or a number is free for another), `json` (the JSON mapping changes) or `api` (a
+ * call, field or value is gone, or a name, type or presence changed; the bytes read the same).
+ */
+export interface SchemaChange {
+  kind: EmitKind;
+  /** The file, relative to `out` (GraphQL, OpenAPI) or to the proto directory. */
+  file: string;
+  /** True when existing clients can break. */
+  breaking: boolean;
+  /** How a breaking proto change breaks. */
+  level?: 'wire' | 'json' | 'api';
+  /** One sentence saying what changed. */
+  message: string;
 }
 
 /** What `emit` did. */
@@ -53,6 +82,10 @@ export interface EmitResult {
   files: EmittedFile[];
   /** The kinds that were asked for but not written, and why. */
   skipped: Array<{ kind: EmitKind; reason: string }>;
+  /** What the caller must know (`fw emit` prints them on stderr): a committed .proto file found where its numbers were not read from. */
+  warnings: string[];
+  /** With `check`: every change from the files there to what would be generated, breaking ones first. */
+  changes?: SchemaChange[];
 }
 
 /** The members of the GraphQL plugin `emit` uses. */
@@ -70,14 +103,29 @@ interface OpenAPIDocumentSource {
   document?: (nameOrPath?: string) => OpenAPIDocument;
 }
 
+/** A file `emit` generated: where it goes, the directory it must stay in, and its name there. */
+export interface PlannedFile {
+  kind: EmitKind;
+  path: string;
+  root: string;
+  /** The name reported in changes: relative to `out`, or to the proto directory. */
+  name: string;
+  content: string;
+}
+
 /**
  * Writes an application's schemas: `schema.graphql` (the GraphQL schema it serves, operations
  * included), the `.proto` files generated for its gRPC operations, and `openapi.json` (the
  * document of its `openapi` plugin, or one built from its routes). Same app, same bytes: each file
- * ends with a newline and is written only when its content changed. Never listens. Throws when
- * there is nothing to write.
+ * ends with a newline and is written only when its content changed. All or nothing: everything is
+ * generated and every target checked (no symbolic link may lead outside `out` or the proto
+ * directory) before anything is written, and each file is written to a temporary file renamed
+ * over it. Never listens. Throws when there is nothing to write. With `check`, writes nothing and
+ * returns the changes from the files there.
  * @example
  * const { files } = await emit({ app, out: 'schemas' });
+ * const { changes } = await emit({ app, out: 'schemas', check: true });
+ * const breaking = changes!.filter((change) => change.breaking);
  */
 export async function emit(options: EmitOptions): Promise<EmitResult> {
   const { app } = options;
@@ -85,16 +133,21 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     throw new TypeError('emit: options.app must be an fw application (createApp() or new Application())');
   }
   const out = resolve(options.out ?? '.');
+  const base = resolve(options.base ?? '.');
   const manager = app.getProtocolManager?.();
   // Everything is generated before anything is written: a failure leaves no half-written set.
-  const planned: Array<{ kind: EmitKind; path: string; text: string }> = [];
+  const planned: PlannedFile[] = [];
   const skipped: EmitResult['skipped'] = [];
+  const warnings: string[] = [];
+  const plan = (kind: EmitKind, path: string, root: string, name: string, text: string): void =>
+    void planned.push({ kind, path, root, name, content: text.endsWith('\n') ? text : `${text}\n` });
+  let protoDir: string | undefined;
 
   if (options.graphql !== false) {
     const plugin = (manager?.graphql ?? app.getPlugin('graphql')) as SchemaPrinter | undefined;
     if (plugin === undefined) skipped.push({ kind: 'graphql', reason: 'the app serves no GraphQL' });
     else if (typeof plugin.printSchema !== 'function') skipped.push({ kind: 'graphql', reason: 'this version of @fw/graphql cannot print its schema' });
-    else planned.push({ kind: 'graphql', path: join(out, 'schema.graphql'), text: plugin.printSchema() });
+    else plan('graphql', join(out, 'schema.graphql'), out, 'schema.graphql', plugin.printSchema());
   }
 
   if (options.proto !== false) {
@@ -102,22 +155,25 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     if (plugin === undefined) skipped.push({ kind: 'proto', reason: 'the app serves no gRPC' });
     else if (typeof plugin.generateProtos !== 'function') skipped.push({ kind: 'proto', reason: 'this version of @fw/grpc cannot generate .proto files' });
     else {
-      const configured = typeof plugin.protoOut === 'string' && plugin.protoOut !== '' ? resolve(plugin.protoOut) : undefined;
-      const dir = options.protoOut !== undefined ? resolve(options.protoOut) : (configured ?? join(out, 'proto'));
+      const configured = typeof plugin.protoOut === 'string' && plugin.protoOut !== '' ? plugin.protoOut : undefined;
+      const location = protoLocation(out, base, options.protoOut, configured);
+      protoDir = location.dir;
       // Field numbers come from the committed files (protoOut); without them, from the last emit here.
       // The plugin entry of core loads here, not with the app: a REST-only start never needs it.
       const { compareNames } = loadCorePlugin();
-      const protos = [...plugin.generateProtos(configured ?? dir)].sort((a, b) => compareNames(a.file, b.file));
+      const protos = [...plugin.generateProtos(location.previousDir)].sort((a, b) => compareNames(a.file, b.file));
       if (protos.length === 0) skipped.push({ kind: 'proto', reason: 'the gRPC server serves no operations (its .proto files are your own)' });
-      for (const { file, text } of protos) planned.push({ kind: 'proto', path: inside(dir, file), text });
+      for (const { file, text } of protos) plan('proto', inside(location.dir, file), location.root, file, text);
+      const places = { cwd: process.cwd(), base, out };
+      warnings.push(...(await missingPreviousWarnings(protos, location, configured, places)));
     }
   }
 
   if (options.openapi !== false) {
     const plugin = app.getPlugin('openapi') as OpenAPIDocumentSource | undefined;
     const path = join(out, 'openapi.json');
-    if (plugin !== undefined && typeof plugin.document === 'function') planned.push({ kind: 'openapi', path, text: JSON.stringify(plugin.document(), null, 2) });
-    else if (app.getRoutes().length > 0) planned.push({ kind: 'openapi', path, text: JSON.stringify(loadOpenAPI().openapi(app), null, 2) });
+    if (plugin !== undefined && typeof plugin.document === 'function') plan('openapi', path, out, 'openapi.json', JSON.stringify(plugin.document(), null, 2));
+    else if (app.getRoutes().length > 0) plan('openapi', path, out, 'openapi.json', JSON.stringify(loadOpenAPI().openapi(app), null, 2));
     else skipped.push({ kind: 'openapi', reason: 'the app has no REST routes and no openapi plugin' });
   }
 
@@ -125,9 +181,17 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     const why = skipped.length === 0 ? 'graphql, proto and openapi are all turned off' : skipped.map((s) => `${s.kind}: ${s.reason}`).join('; ');
     throw new Error(`Nothing to emit (${why})`);
   }
-  const files: EmittedFile[] = [];
-  for (const { kind, path, text } of planned) files.push(await writeText(kind, path, text));
-  return { files, skipped };
+
+  // Every target is checked before any file is written.
+  const targets = await Promise.all(planned.map((file) => resolveTarget(file)));
+  const current = await Promise.all(targets.map((target) => readCurrent(target)));
+  const files: EmittedFile[] = planned.map(({ kind, path }, i) => ({ kind, path, changed: current[i] !== planned[i]!.content }));
+  if (options.check === true) {
+    const changes = await compareFiles(planned, current, protoDir);
+    return { files, skipped, warnings, changes };
+  }
+  await writeAtomically(planned.flatMap((file, i) => (files[i]!.changed ? [{ target: targets[i]!, content: file.content }] : [])));
+  return { files, skipped, warnings };
 }
 
 /** `dir/file`, refusing a file name that would land outside `dir`. */
@@ -136,20 +200,4 @@ function inside(dir: string, file: string): string {
   const rel = relative(dir, path);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new Error(`emit: the generated file name "${file}" points outside ${dir}`);
   return path;
-}
-
-/** Writes `text` (with one final newline) unless the file already holds exactly that. */
-async function writeText(kind: EmitKind, path: string, text: string): Promise<EmittedFile> {
-  const content = text.endsWith('\n') ? text : `${text}\n`;
-  const { mkdir, readFile, writeFile } = fs();
-  let current: string | undefined;
-  try {
-    current = await readFile(path, 'utf8');
-  } catch {
-    current = undefined;
-  }
-  if (current === content) return { kind, path, changed: false };
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content);
-  return { kind, path, changed: true };
 }

@@ -50,9 +50,9 @@ export { checkContract, describeRoute, openapi, openapiPlugin } from './root/ope
 export type * from '@fw/openapi';
 // Both packages name a type `OperationMethod`: the root's is the operations' one (`@fw/app/openapi` has the other).
 export type { OperationMethod } from '@fw/validate';
-export { createGraphQLHandler, graphqlErrorCode, graphqlPlugin, validateGraphQLConfig } from './root/graphql.js';
+export { createGraphQLHandler, findSchemaChanges, graphqlErrorCode, graphqlPlugin, validateGraphQLConfig } from './root/graphql.js';
 export type * from '@fw/graphql';
-export { generateProtos, grpcMethodName, grpcPlugin, grpcStatusOf, GrpcContext, GrpcError, httpStatusFromGrpc, validateGrpcConfig } from './root/grpc.js';
+export { findProtoChanges, generateProtos, grpcMethodName, grpcPlugin, grpcStatusOf, GrpcContext, GrpcError, httpStatusFromGrpc, validateGrpcConfig } from './root/grpc.js';
 export type * from '@fw/grpc';
 export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracingPlugin } from './root/tracing.js';
 export type * from '@fw/tracing';

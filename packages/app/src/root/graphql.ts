@@ -12,3 +12,5 @@ export const graphqlErrorCode: typeof G.graphqlErrorCode = lazyFunction('graphql
 export const graphqlPlugin: typeof G.graphqlPlugin = lazyFunction('graphqlPlugin', () => load().graphqlPlugin);
 /** `@fw/graphql`'s `validateGraphQLConfig`, loaded on first use. */
 export const validateGraphQLConfig: typeof G.validateGraphQLConfig = lazyFunction('validateGraphQLConfig', () => load().validateGraphQLConfig);
+/** `@fw/graphql`'s `findSchemaChanges`, loaded on first use. */
+export const findSchemaChanges: typeof G.findSchemaChanges = lazyFunction('findSchemaChanges', () => load().findSchemaChanges);

@@ -25,3 +25,5 @@ export type GrpcContext<TRequest = unknown> = R.GrpcContext<TRequest>;
 export const GrpcError: typeof R.GrpcError = lazyClass('GrpcError', () => load().GrpcError);
 /** An instance of `@fw/grpc`'s `GrpcError`. */
 export type GrpcError = R.GrpcError;
+/** `@fw/grpc`'s `findProtoChanges`, loaded on first use. */
+export const findProtoChanges: typeof R.findProtoChanges = lazyFunction('findProtoChanges', () => load().findProtoChanges);

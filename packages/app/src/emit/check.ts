@@ -1,0 +1,76 @@
+import { join, relative, sep } from 'node:path';
+import type * as FsPromises from 'node:fs/promises';
+import type { PlannedFile, SchemaChange } from '../emit.js';
+import { loadGraphQL, loadGrpc } from '../internal/optional.js';
+import { findOpenAPIChanges } from './openapi-changes.js';
+
+const fs = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
+
+/** A generated .proto file says so near its top; the user's own files in the directory are not compared. */
+const GENERATED = /@fw\/grpc/;
+
+/** The committed generated .proto files under `dir` (name → text), so a package no longer generated shows as removed. */
+async function committedProtos(dir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let entries: string[];
+  try {
+    entries = await fs().readdir(dir, { recursive: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries.filter((name) => name.endsWith('.proto')).sort()) {
+    const text = await fs().readFile(join(dir, entry), 'utf8').catch(() => undefined);
+    if (text !== undefined && GENERATED.test(text.slice(0, 400))) found.set(entry.split(sep).join('/'), text);
+  }
+  return found;
+}
+
+/** The proto package a file declares, to say which file a change is in. */
+const packageOf = (text: string): string => /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1] ?? '';
+
+/**
+ * Every change from the files there (`current[i]` is what `planned[i].path` holds now) to what
+ * would be written: GraphQL by graphql-js's rules, .proto files by `@fw/grpc`'s
+ * `findProtoChanges` (all of them at once: messages move between files), OpenAPI by its
+ * operations and schemas. A kind with no file there yet breaks nothing. Breaking changes first.
+ */
+export async function compareFiles(planned: readonly PlannedFile[], current: ReadonlyArray<string | undefined>, protoDir: string | undefined): Promise<SchemaChange[]> {
+  const changes: SchemaChange[] = [];
+  const committed = new Map<string, string>();
+  const generated = new Map<string, string>();
+  for (const [i, file] of planned.entries()) {
+    const before = current[i];
+    if (file.kind === 'proto') {
+      generated.set(file.name, file.content);
+      if (before !== undefined) committed.set(file.name, before);
+      continue;
+    }
+    if (before === file.content) continue;
+    if (before === undefined) {
+      changes.push({ kind: file.kind, file: file.name, breaking: false, message: `${file.name} is new: there is no committed file to compare with` });
+    } else if (file.kind === 'graphql') {
+      for (const change of loadGraphQL().findSchemaChanges(before, file.content)) changes.push({ kind: 'graphql', file: file.name, breaking: change.breaking, message: change.message });
+    } else {
+      for (const change of findOpenAPIChanges(JSON.parse(before) as unknown, JSON.parse(file.content) as unknown)) changes.push({ kind: 'openapi', file: file.name, ...change });
+    }
+  }
+  if (protoDir !== undefined && generated.size > 0) {
+    for (const [name, text] of await committedProtos(protoDir)) if (!committed.has(name)) committed.set(name, text);
+    const shown = relative(process.cwd(), protoDir) || protoDir;
+    if (committed.size === 0) {
+      changes.push({ kind: 'proto', file: [...generated.keys()].join(', '), breaking: false, message: `no committed .proto files in ${shown}: everything is new` });
+    } else {
+      const packages = [...committed, ...generated].map(([name, text]) => ({ name, pkg: packageOf(text) })).sort((a, b) => b.pkg.length - a.pkg.length);
+      const fileOf = (path: string): string => packages.find(({ pkg }) => pkg === '' || path === pkg || path.startsWith(`${pkg}.`))?.name ?? path;
+      for (const change of loadGrpc().findProtoChanges(committed, generated)) {
+        const file = /\.proto$/.test(change.path) ? change.path : fileOf(change.path);
+        changes.push({ kind: 'proto', file, breaking: change.breaks !== undefined, ...(change.breaks === undefined ? {} : { level: change.breaks }), message: change.message });
+      }
+    }
+  }
+  const order = { graphql: 0, proto: 1, openapi: 2 };
+  return changes
+    .map((change, index) => ({ change, index }))
+    .sort((a, b) => Number(b.change.breaking) - Number(a.change.breaking) || order[a.change.kind] - order[b.change.kind] || a.index - b.index)
+    .map(({ change }) => change);
+}
