@@ -20,3 +20,6 @@ export type {
 } from './types.js';
 export { findSchemaChanges } from './operations/breaking.js';
 export type { GraphQLSchemaChange } from './operations/breaking.js';
+// Subscriptions over server-sent events and WebSocket: their option type and defaults.
+export { DEFAULT_GRAPHQL_SUBSCRIPTIONS } from './config.js';
+export type { GraphQLSubscriptionsConfig } from './types.js';
