@@ -1,10 +1,10 @@
 // Compile-time tests of defineOperation(). Checked by `tsc --noEmit` (the package's typecheck) and by
 // types.test.ts, which fails jest when this file stops compiling: each `@ts-expect-error` below
 // must meet an error, or the line itself is one. Nothing here runs.
-import { Application, type Operation, type RequestContext } from '@fw/core';
+import { Application, tracked, type Operation, type RequestContext, type StreamEvent } from '@fw/core';
 import { z } from 'zod';
 import * as zm from 'zod/mini';
-import { defineOperation, type DefinedOperation, type OperationDefinition } from '../src/index.js';
+import { defineOperation, type DefinedOperation, type DefinedStreamOperation, type OperationDefinition } from '../src/index.js';
 import type { Equal, Expect } from './type-assert.js';
 
 const Book = z.object({
@@ -146,10 +146,108 @@ defineOperation({
   name: 'badType',
   input: z.object({}),
   output: z.string(),
-  // @ts-expect-error -- subscriptions are not operations
+  // @ts-expect-error -- a subscription is a streaming operation (stream: true)
   graphql: { type: 'subscription' },
   handler: () => 'x',
 });
 
 // @ts-expect-error -- the handler is required
 defineOperation({ name: 'noHandler', input: z.object({}), output: z.string() });
+
+// ---- Streaming operations ----
+
+const OrderEvent = z.object({ orderId: z.string(), at: z.date(), note: z.string().default('') });
+
+// The handler is an async generator: its input and context typed as for a unary handler, each value
+// it yields the output's input (the schema of one event), tracked() or not.
+const orderEvents = defineOperation({
+  name: 'orderEvents',
+  input: z.object({ orderId: z.string().optional() }),
+  output: OrderEvent,
+  stream: true,
+  handler: async function* (input, ctx) {
+    type _input = Expect<Equal<typeof input, { orderId?: string | undefined }>>;
+    type _ctx = Expect<Equal<typeof ctx, RequestContext>>;
+    const signal: AbortSignal = ctx.signal;
+    void signal;
+    yield { orderId: input.orderId ?? 'o1', at: new Date() };
+    yield tracked('2', { orderId: 'o1', at: new Date(), note: 'shipped' });
+  },
+  rest: { path: '/orders/events' },
+  graphql: { type: 'subscription' },
+  grpc: { service: 'shop.Orders' },
+});
+type _streams = Expect<Equal<typeof orderEvents.stream, true>>;
+type _streamDefined = Expect<Equal<typeof orderEvents extends DefinedStreamOperation<z.ZodObject<{ orderId: z.ZodOptional<z.ZodString> }>, typeof OrderEvent> ? true : false, true>>;
+// open() yields the output's output (dates as the schema makes them), as events with an id.
+type _opens = Expect<Equal<Awaited<ReturnType<typeof orderEvents.open>>, AsyncIterableIterator<StreamEvent<z.output<typeof OrderEvent>>>>>;
+// GET is the method when none is given.
+type _streamRest = Expect<Equal<typeof orderEvents.rest, { readonly path: '/orders/events' } & { readonly method: 'GET' }>>;
+type _streamGraphql = Expect<Equal<typeof orderEvents.graphql, { readonly type: 'subscription' }>>;
+// A unary operation says so.
+type _unary = Expect<Equal<typeof getBook.stream, false>>;
+new Application().operation(orderEvents);
+
+// A function returning any async iterable serves too.
+declare function subscribe(topic: string): AsyncIterable<{ orderId: string; at: Date }>;
+defineOperation({ name: 'fromBus', input: z.object({}), output: OrderEvent, stream: true, handler: () => subscribe('orders') });
+
+defineOperation({
+  name: 'wrongEvent',
+  input: z.object({}),
+  output: OrderEvent,
+  stream: true,
+  // @ts-expect-error -- every value yielded must be the output's input: `at` is a Date
+  handler: async function* () {
+    yield { orderId: 'o1', at: 'yesterday' };
+  },
+});
+
+defineOperation({
+  name: 'wrongTrackedEvent',
+  input: z.object({}),
+  output: OrderEvent,
+  stream: true,
+  // @ts-expect-error -- a tracked() value is checked the same way
+  handler: async function* () {
+    yield tracked('1', { orderId: 1, at: new Date() });
+  },
+});
+
+defineOperation({
+  name: 'unaryHandler',
+  input: z.object({}),
+  output: OrderEvent,
+  stream: true,
+  // @ts-expect-error -- a stream's handler yields; one returning a single value is a unary operation
+  handler: () => ({ orderId: 'o1', at: new Date() }),
+});
+
+defineOperation({
+  name: 'generatorWithoutStream',
+  input: z.object({}),
+  output: OrderEvent,
+  // @ts-expect-error -- without stream: true the handler returns one value
+  handler: async function* () {
+    yield { orderId: 'o1', at: new Date() };
+  },
+});
+
+defineOperation({
+  name: 'streamAsQuery',
+  input: z.object({}),
+  output: OrderEvent,
+  stream: true,
+  // @ts-expect-error -- a stream is a subscription on GraphQL, never a query
+  graphql: { type: 'query' },
+  handler: async function* () {},
+});
+
+defineOperation({
+  name: 'unaryWithoutMethod',
+  input: z.object({}),
+  output: OrderEvent,
+  // @ts-expect-error -- a unary operation names its REST method
+  rest: { path: '/x' },
+  handler: () => ({ orderId: 'o1', at: new Date() }),
+});
