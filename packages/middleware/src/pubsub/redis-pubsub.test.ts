@@ -141,3 +141,23 @@ describe('createPubSub({ redis })', () => {
     await expect(instance().publish('t', undefined)).rejects.toThrow('publish: an event of "t" must be JSON');
   });
 });
+
+describe('createPubSub({ redis }) across a reconnection', () => {
+  it('delivers what was published while its subscriber connection was reconnecting, once', async () => {
+    const one = instance();
+    const two = instance();
+    const subscription = two.subscribe('gap');
+    await subscription.ready;
+    await one.publish('gap', 1);
+    expect((await take(subscription, 1)).map((m) => m.data)).toEqual([1]);
+    // Cut every subscriber connection; ioredis reconnects within ~50 ms, and the next event is published in between.
+    await client().client('KILL', 'TYPE', 'pubsub');
+    await one.publish('gap', 2);
+    await one.publish('gap', 3);
+    expect((await take(subscription, 2)).map((m) => m.data)).toEqual([2, 3]);
+    await one.publish('gap', 4);
+    expect((await take(subscription, 1)).map((m) => m.data)).toEqual([4]);
+    expect(subscription.queued).toBe(0);
+    await subscription.return();
+  });
+});

@@ -35,6 +35,10 @@ interface Topic {
   readonly listeners: Set<Listener>;
   /** Settles when the channel's SUBSCRIBE has been confirmed. */
   readonly subscribed: Promise<void>;
+  /** The id of the last event delivered here: live events at or before it are duplicates. */
+  last: ParsedId | undefined;
+  /** Live events that arrive while the events missed during a reconnection are read from the stream. */
+  catchingUp: Array<{ message: PubSubMessage<unknown>; id: ParsedId }> | undefined;
 }
 
 /**
@@ -91,7 +95,7 @@ export class RedisPubSub<TEvents extends object = Record<string, unknown>> imple
     if (!subscription.open) return subscription as Subscription<TEvents[K]>;
     let state = this.#topics.get(topic);
     if (state === undefined) {
-      state = { listeners: new Set(), subscribed: this.#channelSubscribe(topic) };
+      state = { listeners: new Set(), subscribed: this.#channelSubscribe(topic), last: undefined, catchingUp: undefined };
       this.#topics.set(topic, state);
     }
     state.listeners.add(listener);
@@ -121,8 +125,25 @@ export class RedisPubSub<TEvents extends object = Record<string, unknown>> imple
   #subscriber(): RedisSubscriberLike {
     if (this.#connection !== undefined) return this.#connection;
     const connection = this.#redis.duplicate();
+    let connected = false;
     connection.on('error', (error) => this.#onError(error));
     connection.on('message', (channel, message) => this.#deliver(channel, message));
+    // After a reconnection (ioredis subscribes again by itself), what was published meanwhile is read
+    // from the streams — once our own SUBSCRIBE confirms the channels are live again, so nothing falls between.
+    connection.on('ready', () => {
+      if (!connected) {
+        connected = true;
+        return;
+      }
+      const topics = [...this.#topics];
+      if (topics.length === 0) return;
+      connection.subscribe(...topics.map(([topic]) => this.#prefix + topic)).then(
+        () => {
+          for (const [topic, state] of topics) void this.#catchUp(topic, state);
+        },
+        (err: unknown) => this.#onError(err),
+      );
+    });
     this.#connection = connection;
     return connection;
   }
@@ -159,6 +180,27 @@ export class RedisPubSub<TEvents extends object = Record<string, unknown>> imple
     for (const { message, id } of held) if (last === undefined || isAfter(id, last)) listener.subscription.push(message);
   }
 
+  /** Delivers the events of `topic` published after the last one delivered, then the live ones that came meanwhile. */
+  async #catchUp(topic: string, state: Topic): Promise<void> {
+    const after = state.last;
+    if (after === undefined || this.#config.replaySize === 0 || state.catchingUp !== undefined) return;
+    state.catchingUp = [];
+    try {
+      const rows = await this.#redis.xrange(this.#prefix + topic, `(${after[0]}-${after[1]}`, '+', 'COUNT', this.#config.replaySize);
+      for (const [id, fields] of rows) {
+        const parsed = parseEventId(id);
+        const payload = fields[1];
+        if (parsed !== undefined && payload !== undefined) this.#dispatch(state, { id, data: JSON.parse(payload) as unknown }, parsed);
+      }
+    } catch (err) {
+      this.#onError(err);
+    } finally {
+      const held = state.catchingUp ?? [];
+      state.catchingUp = undefined;
+      for (const { message, id } of held) this.#dispatch(state, message, id);
+    }
+  }
+
   #deliver(channel: string, raw: string): void {
     if (!channel.startsWith(this.#prefix)) return;
     const state = this.#topics.get(channel.slice(this.#prefix.length));
@@ -174,6 +216,14 @@ export class RedisPubSub<TEvents extends object = Record<string, unknown>> imple
       this.#onError(err);
       return;
     }
+    if (state.catchingUp !== undefined) state.catchingUp.push({ message, id: parsed });
+    else this.#dispatch(state, message, parsed);
+  }
+
+  /** Hands one event to every listener of the topic, once: an event at or before the last one delivered is a duplicate. */
+  #dispatch(state: Topic, message: PubSubMessage<unknown>, parsed: ParsedId): void {
+    if (state.last !== undefined && !isAfter(parsed, state.last)) return;
+    state.last = parsed;
     for (const listener of state.listeners) {
       if (listener.held === undefined) listener.subscription.push(message);
       else if (listener.held.length < this.#config.bufferSize) listener.held.push({ message, id: parsed });

@@ -77,6 +77,7 @@ export interface RedisSubscriberLike {
   unsubscribe(...channels: string[]): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
   quit(): Promise<unknown>;
 }
 
