@@ -6,9 +6,12 @@ import type { GrpcServingStatus } from '../types.js';
 export { healthProtoPath };
 
 /**
- * The standard `grpc.health.v1.Health` service (grpc-health-check), plus what shutdown needs:
- * every status turns NOT_SERVING and open Watch streams are ended, so that they do not hold
- * `tryShutdown` open until the grace period runs out.
+ * The standard `grpc.health.v1.Health` service (grpc-health-check), plus what readiness and
+ * shutdown need: while the whole server ('') is NOT_SERVING (the app is not ready: starting,
+ * draining, a readiness check failing), every service reports NOT_SERVING too, and gets its own
+ * status back when the server serves again; on shutdown every status turns NOT_SERVING and open
+ * Watch streams are ended, so that they do not hold `tryShutdown` open until the grace period
+ * runs out.
  */
 export class HealthService {
   private readonly impl = new HealthImplementation();
@@ -77,7 +80,19 @@ export class HealthService {
   /** Sets the status one service (or '' for the server) reports. */
   setStatus(service: string, status: GrpcServingStatus): void {
     this.statuses.set(service, status);
-    this.impl.setStatus(service, status);
+    if (service !== '') {
+      this.impl.setStatus(service, this.effective(service));
+      return;
+    }
+    this.impl.setStatus('', status);
+    // The server's status bounds every service's: a server that does not serve serves nothing.
+    for (const name of this.statuses.keys()) if (name !== '') this.impl.setStatus(name, this.effective(name));
+  }
+
+  /** What a service reports: NOT_SERVING while the whole server is, else its own status. */
+  private effective(service: string): GrpcServingStatus {
+    const own = this.statuses.get(service) ?? 'UNKNOWN';
+    return this.statuses.get('') === 'NOT_SERVING' ? 'NOT_SERVING' : own;
   }
 
   /** Reports NOT_SERVING everywhere and ends the Watch streams (after they have been told). */
