@@ -10,19 +10,13 @@ export type { MetricsPlugin } from './plugin.js';
 export { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES } from './internal/options.js';
 export { PROMETHEUS_CONTENT_TYPE } from './internal/admin-server.js';
 export type { MetricsAddress, MetricsConfig, OtlpMetricsConfig, OtlpMetricsProtocol } from './types.js';
+// The attribute keys @fw/tracing exports too (`http.route`, `error.type`, ...) are exported there
+// only: `@fw/app`'s root carries both packages' names.
 export {
-  ATTR_ERROR_TYPE,
   ATTR_FW_OPERATION_NAME,
   ATTR_FW_PROTOCOL,
-  ATTR_GRAPHQL_OPERATION_NAME,
-  ATTR_GRAPHQL_OPERATION_TYPE,
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
-  ATTR_RPC_METHOD,
   ATTR_RPC_STATUS_CODE,
   ATTR_RPC_SYSTEM_NAME,
-  ATTR_URL_SCHEME,
   DURATION_BUCKETS,
   GRPC_SERVER_ERROR_TYPES,
   GRPC_STATUS_NAMES,
