@@ -114,6 +114,16 @@ const echoTree = operation<unknown, unknown>({
   handler: (input) => (input as { root: unknown }).root,
 });
 
+// A named input: its own message, one field of the request.
+const BookRef = t.object({ bookId: t.string() }, 'BookRef');
+const lookup = operation<{ bookId: string }, unknown>({
+  name: 'lookup',
+  input: BookRef,
+  output: t.object({ found: t.string() }),
+  grpc: { service: 'bookstore.Debug' },
+  handler: (input) => ({ found: input.bookId }),
+});
+
 const requireToken: Middleware<RequestContext> = async (ctx, next) => {
   if (ctx.headers.authorization !== 'Bearer good') throw new HTTPError(401, 'Missing or bad token');
   ctx.user = { sub: 'ada' };
@@ -148,7 +158,7 @@ describe('operations served over gRPC (grpc-js client)', () => {
   let debug: grpc.Client;
 
   beforeAll(async () => {
-    server = await startOperations([getBook, listBooks, findBook, countBooks, inspect, echoTree, secret], { protoPath: PROTO, services: { 'fwtest.Echo': { Unary } }, middleware: 'global' }, (app) =>
+    server = await startOperations([getBook, listBooks, findBook, countBooks, inspect, echoTree, secret, lookup], { protoPath: PROTO, services: { 'fwtest.Echo': { Unary } }, middleware: 'global' }, (app) =>
       app.use(appMiddleware),
     );
     files = server.grpc.generateProtos();
@@ -255,6 +265,14 @@ describe('operations served over gRPC (grpc-js client)', () => {
       when: '2024-01-02T03:04:05.000Z',
     });
     expect(seen.input).toMatchObject({ note: '', maybe: 'yes', genreOpt: 'fiction', cover: { url: '' }, author: { name: 'Ada', born: new Date('1815-12-10T00:00:00.000Z') } });
+  });
+
+  it('reads a named input from its field of the request, and an absent one as an empty input', async () => {
+    expect(files.find((f) => f.file === 'bookstore/bookstore.proto')!.text).toContain('message LookupRequest {\n  BookRef book_ref = 1;\n}');
+    const { reply } = await unary(debug, 'Lookup', { book_ref: { book_id: 'b7' } });
+    expect(reply).toEqual({ found: 'b7' });
+    const err = await failure(unary(debug, 'Lookup', {}));
+    expect(decodeRichStatus((err.metadata.get(STATUS_DETAILS_KEY) as Buffer[])[0]!).violations).toEqual([{ field: 'bookId', description: 'Required' }]);
   });
 
   it('converts enums at every depth of a schema that contains itself', async () => {
