@@ -187,4 +187,21 @@ describe('ctx.sse()', () => {
     await app.inject('/once');
     expect(signal?.aborted).toBe(true);
   });
+
+  it('ends a stream that reaches streams.maxDuration with a retry hint, and aborts ctx.signal with the reason', async () => {
+    const { app } = appWith({ streams: { maxDuration: 50, retry: 700 } });
+    let reason: unknown;
+    app.get('/long', (ctx) =>
+      ctx.sse(
+        (async function* () {
+          yield 'first';
+          await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+          reason = ctx.signal.reason;
+        })(),
+      ),
+    );
+    const res = await app.inject('/long');
+    expect(res.body).toBe('retry: 700\n\ndata: "first"\n\nretry: 700\n\n');
+    expect(reason).toMatchObject({ statusCode: 503, message: 'The stream reached its maximum duration (50 ms); reconnect to continue' });
+  });
 });
