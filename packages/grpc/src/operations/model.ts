@@ -121,7 +121,7 @@ interface TypeEntry {
   readonly refs: Set<string>;
 }
 
-/** A field as built, before its label is known: whether it has presence of its own (optional, nullable) and whether it could take `optional`. */
+/** A field as built, before requests are known: `singular` when it could take `optional` (a scalar or enum, not a list, map or message). */
 interface BuiltField extends ProtoField {
   readonly singular: boolean;
 }
