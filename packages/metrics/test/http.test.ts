@@ -70,7 +70,7 @@ describe('HTTP server metrics on the app port', () => {
     for (const sample of text.samples) expect(JSON.stringify(sample.labels)).not.toContain('/random/');
     // The 404 series and the _OTHER series (with their buckets), and the _OTHER in-flight gauge.
     expect(text.samples.length - before).toBeLessThan(40);
-  });
+  }, 60_000);
 
   it('counts requests in flight by method, and none once they have answered', async () => {
     let release!: () => void;
