@@ -186,8 +186,8 @@ describe('createApp', () => {
       expect(() => createApp({ protocols: foreign({ rest: true }) as AppOptions['protocols'] })).toThrow(/unknown option "protocols\.rest".*graphql, grpc/);
     });
 
-    it('throws for an unknown key inside observability, listing tracing', () => {
-      expect(() => createApp({ observability: foreign({ metrics: true }) as AppOptions['observability'] })).toThrow(/unknown option "observability\.metrics".*tracing/);
+    it('throws for an unknown key inside observability, listing tracing and metrics', () => {
+      expect(() => createApp({ observability: foreign({ logs: true }) as AppOptions['observability'] })).toThrow(/unknown option "observability\.logs".*tracing, metrics/);
     });
 
     it('throws for a misspelt key inside observability.tracing instead of leaving tracing off, without loading @fw/tracing', () => {

@@ -1,11 +1,18 @@
-import { Application, type ApplicationConfig, type ErrorHandler, type Middleware } from '@fw/core';
+import { Application, type ApplicationConfig, type ErrorHandler, type Middleware, type RequestContext } from '@fw/core';
+import type { Plugin } from '@fw/core/plugin';
 import type { GraphQLConfig } from '@fw/graphql';
 import type { GrpcConfig } from '@fw/grpc';
+import type { MetricsConfig } from '@fw/metrics';
 import type { CorsConfig } from '@fw/middleware';
 import type { TracingConfig } from '@fw/tracing';
 import { checkOptions } from './internal/check-options.js';
-import { loadGraphQL, loadGrpc, loadMiddleware, loadTracing, NODE_HTTP_ADAPTER, type GraphQLModule, type GrpcModule } from './internal/optional.js';
+import { loadGraphQL, loadGrpc, loadMetrics, loadMiddleware, loadTracing, NODE_HTTP_ADAPTER, type GraphQLModule, type GrpcModule } from './internal/optional.js';
+import { HealthPlugin, type AppHealth, type HealthOptions } from './production/health.js';
+import { SHUTDOWN_DEFAULTS, watchSignals, type ShutdownOptions } from './production/signals.js';
 import { ProtocolManager } from './protocol-manager.js';
+
+export type { AppHealth, HealthCheck, HealthOptions, ReadinessReport } from './production/health.js';
+export type { ShutdownOptions } from './production/signals.js';
 
 /** Which protocols the application serves besides REST. */
 export interface ProtocolManagerConfig {
@@ -23,14 +30,24 @@ export interface TracingOptions extends TracingConfig {
   serviceName: string;
 }
 
+/** Metrics options: `enabled`, plus the settings of `@fw/metrics` (`path`, `port`, `otlp`, ...). */
+export interface MetricsOptions extends MetricsConfig {
+  /** Whether requests of every protocol are measured (Prometheus text at `GET /metrics` by default). */
+  enabled: boolean;
+}
+
 /** Options of `createApp`: the application's fields plus the core server settings (`port` and `host` among them). */
 export interface AppOptions extends ApplicationConfig {
   /** Enables GraphQL and/or gRPC. */
   protocols?: ProtocolManagerConfig;
   /** The HTTP adapter; `node-http` is the only one, and gRPC requires it. @default { type: 'node-http' } */
   adapter?: { type: string };
-  /** Observability: `tracing` turns OpenTelemetry spans on for REST, GraphQL and gRPC. */
-  observability?: { tracing?: TracingOptions };
+  /** Observability: `tracing` turns OpenTelemetry spans on for REST, GraphQL and gRPC, `metrics` OpenTelemetry metrics. */
+  observability?: { tracing?: TracingOptions; metrics?: MetricsOptions };
+  /** Liveness and readiness (`GET /livez`, `GET /readyz`, shared with the gRPC health service); false serves neither. @default {} (both on) */
+  health?: HealthOptions | false;
+  /** What SIGTERM and SIGINT do once the app listens: not ready, a delay, the drain, the flush, exit 0; false installs no signal handler. @default {} (on) */
+  shutdown?: ShutdownOptions | false;
   /** `true` or a `CorsConfig`: installs `cors()` (from `@fw/middleware`) before any other middleware. @default false */
   cors?: boolean | CorsConfig;
   /** Global middleware, installed in order after `cors` (as `app.use(mw)` for each). @default [] */
@@ -45,19 +62,55 @@ export interface AppOptions extends ApplicationConfig {
 export interface App extends Application {
   /** The protocol manager, or undefined when no protocols are configured. */
   getProtocolManager(): ProtocolManager | undefined;
+  /** The health state behind `/livez`, `/readyz` and the gRPC health service; undefined with `health: false`. */
+  readonly health: AppHealth | undefined;
+  /**
+   * Shuts down in the order load balancers need: not ready (readiness 503, gRPC NOT_SERVING), then
+   * `delay` ms of serving as usual while they notice, then `close()` (the drain, the gRPC server,
+   * the telemetry flush). What a termination signal does, without exiting.
+   */
+  shutdown(options?: { delay?: number }): Promise<void>;
 }
 
-/** The application `createApp` makes: core's, with the protocol manager of its options. */
+/** The application `createApp` makes: core's, with the protocol manager, health and shutdown of its options. */
 class FwApplication extends Application implements App {
   #manager: ProtocolManager | undefined;
+  #health: HealthPlugin | undefined;
+  #shutdownDelay: number = SHUTDOWN_DEFAULTS.delay;
+  #shuttingDown: Promise<void> | undefined;
 
   /** Set once, by `createApp`, after the protocol plugins are registered. */
   attachProtocolManager(manager: ProtocolManager | undefined): void {
     this.#manager = manager;
   }
 
+  /** Set once, by `createApp`. */
+  attachProduction(health: HealthPlugin | undefined, shutdownDelay: number): void {
+    this.#health = health;
+    this.#shutdownDelay = shutdownDelay;
+  }
+
   getProtocolManager(): ProtocolManager | undefined {
     return this.#manager;
+  }
+
+  get health(): AppHealth | undefined {
+    return this.#health;
+  }
+
+  shutdown(options: { delay?: number } = {}): Promise<void> {
+    this.#shuttingDown ??= (async () => {
+      try {
+        this.#health?.beginShutdown();
+        const delay = options.delay ?? this.#shutdownDelay;
+        // Not listening: nobody routes requests here, so there is nothing to wait for.
+        if (delay > 0 && this.server !== undefined) await new Promise((resolve) => setTimeout(resolve, delay));
+        await this.close();
+      } finally {
+        this.#shuttingDown = undefined;
+      }
+    })();
+    return this.#shuttingDown;
   }
 }
 
@@ -74,7 +127,7 @@ class FwApplication extends Application implements App {
  */
 export function createApp(options: AppOptions = {}): App {
   checkOptions(options);
-  const { adapter, protocols = {}, observability, cors, middleware = [], onError, onNotFound, ...config } = options;
+  const { adapter, protocols = {}, observability, cors, middleware = [], onError, onNotFound, health, shutdown, ...config } = options;
   if (adapter !== undefined && (adapter === null || typeof adapter !== 'object' || typeof adapter.type !== 'string')) {
     throw new TypeError(`createApp: adapter must be an object with a string "type" (e.g. { type: "${NODE_HTTP_ADAPTER}" })`);
   }
@@ -100,9 +153,19 @@ export function createApp(options: AppOptions = {}): App {
   for (const mw of middleware) app.use(mw);
   if (onError !== undefined) app.onError(onError);
   if (onNotFound !== undefined) app.notFound(onNotFound);
+  // The health endpoints are answered before everything else and are neither traced nor measured.
+  const healthPlugin = health === false ? undefined : new HealthPlugin(health ?? {});
+  const unobserved = new Set(healthPlugin?.paths ?? []);
+  const withoutHealth = <T extends { ignore?: (ctx: RequestContext) => boolean }>(observed: T): T => {
+    if (unobserved.size === 0) return observed;
+    const ignore = observed.ignore;
+    return { ...observed, ignore: (ctx: RequestContext) => unobserved.has(ctx.path) || (ignore !== undefined && ignore(ctx)) };
+  };
   // Tracing first: its wrapper must be the outermost, around every other plugin's work.
   const tracing = observability?.tracing;
-  if (tracing !== undefined && tracing.enabled) app.register(loadTracing().tracingPlugin(tracing));
+  if (tracing !== undefined && tracing.enabled) app.register(loadTracing().tracingPlugin(withoutHealth(tracing)));
+  const metrics = observability?.metrics;
+  if (metrics !== undefined && metrics.enabled) app.register(loadMetrics().metricsPlugin(withoutHealth(metrics)));
   // The app's log destination is the plugins' too, unless a plugin was given its own.
   const withLog = <T extends { onLog?: unknown }>(pluginConfig: T): T =>
     config.onLog !== undefined && pluginConfig.onLog === undefined ? { ...pluginConfig, onLog: config.onLog } : pluginConfig;
@@ -113,5 +176,38 @@ export function createApp(options: AppOptions = {}): App {
   if (grpcInstance) app.register(grpcInstance);
   const manager = graphqlInstance || grpcInstance ? new ProtocolManager(graphqlInstance, grpcInstance, app) : undefined;
   app.attachProtocolManager(manager);
+  // Registered after the protocols: its listen hook (ready) runs once the gRPC server is up too.
+  if (healthPlugin !== undefined) {
+    // One readiness state: the gRPC health service's whole-server status follows it.
+    if (grpcInstance !== undefined && (grpc === true || (grpc as GrpcConfig).health !== false)) healthPlugin.connectGrpc(grpcInstance);
+    app.register(healthPlugin);
+  }
+  const shutdownOptions = shutdown === false ? undefined : (shutdown ?? {});
+  app.attachProduction(healthPlugin, shutdownOptions?.delay ?? SHUTDOWN_DEFAULTS.delay);
+  if (shutdownOptions !== undefined) app.register(signalsPlugin(app, shutdownOptions));
   return app;
+}
+
+/** Watches the termination signals while the app listens: `shutdown()` in order, then exit. */
+function signalsPlugin(app: FwApplication, options: ShutdownOptions): Plugin {
+  let unwatch: (() => void) | undefined;
+  return {
+    name: 'shutdown-signals',
+    setup(host) {
+      host.onListen(() => {
+        unwatch = watchSignals(
+          {
+            shutdown: () => app.shutdown(),
+            beforeExit: options.beforeExit,
+            log: (message, error) => host.log(message, error),
+          },
+          options.signals ?? SHUTDOWN_DEFAULTS.signals,
+        );
+      });
+      host.onClosed(() => {
+        unwatch?.();
+        unwatch = undefined;
+      });
+    },
+  };
 }

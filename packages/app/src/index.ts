@@ -1,7 +1,7 @@
 /**
  * @fw/app — `createApp`, `emit`, and every public name of the fw packages in one import: `@fw/core`
  * whole (routers, `HTTPError`, `compose`, `withMeta`, ...), and the functions and classes of
- * `@fw/middleware`, `@fw/validate`, `@fw/openapi`, `@fw/graphql`, `@fw/grpc` and `@fw/tracing`
+ * `@fw/middleware`, `@fw/validate`, `@fw/openapi`, `@fw/graphql`, `@fw/grpc`, `@fw/tracing` and `@fw/metrics`
  * (`cors`, `authenticate`, `validate`, `defineOperation`, `describeRoute`, `MemoryStore`, ...).
  * Those packages load the first time one of their names is used, so a REST-only app starts as fast
  * as `@fw/core` alone. `@fw/app/<package>` (`@fw/app/middleware`, ...) re-exports one package
@@ -10,7 +10,7 @@
  * import { createApp, cors, validate, HTTPError } from '@fw/app';
  */
 export { createApp } from './create-app.js';
-export type { App, AppOptions, ProtocolManagerConfig, TracingOptions } from './create-app.js';
+export type { App, AppHealth, AppOptions, HealthCheck, HealthOptions, MetricsOptions, ProtocolManagerConfig, ReadinessReport, ShutdownOptions, TracingOptions } from './create-app.js';
 export type { ProtocolManager } from './protocol-manager.js';
 export { emit } from './emit.js';
 export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile } from './emit.js';
@@ -56,3 +56,5 @@ export { findProtoChanges, generateProtos, grpcMethodName, grpcPlugin, grpcStatu
 export type * from '@fw/grpc';
 export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracingPlugin } from './root/tracing.js';
 export type * from '@fw/tracing';
+export { metricsPlugin } from './root/metrics.js';
+export type * from '@fw/metrics';

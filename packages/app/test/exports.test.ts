@@ -7,6 +7,7 @@ import * as graphql from '@fw/graphql';
 import * as grpc from '@fw/grpc';
 import * as middleware from '@fw/middleware';
 import * as openapi from '@fw/openapi';
+import * as metrics from '@fw/metrics';
 import * as tracing from '@fw/tracing';
 import * as validate from '@fw/validate';
 
@@ -25,6 +26,7 @@ const DOCUMENTED = {
   graphql: ['graphqlPlugin'],
   grpc: ['GrpcError', 'grpcPlugin'],
   tracing: ['tracingPlugin'],
+  metrics: ['metricsPlugin'],
 } as const;
 
 const TYPES = [
@@ -34,6 +36,12 @@ const TYPES = [
   'ProtocolManager',
   'ProtocolManagerConfig',
   'TracingOptions',
+  'MetricsOptions',
+  'HealthOptions',
+  'HealthCheck',
+  'AppHealth',
+  'ReadinessReport',
+  'ShutdownOptions',
   // emit() and `fw emit`
   'EmitKind',
   'EmitOptions',
@@ -42,7 +50,7 @@ const TYPES = [
   'EmittedFile',
 ];
 
-const SCOPED = { core, graphql, grpc, middleware, openapi, tracing, validate } as const;
+const SCOPED = { core, graphql, grpc, metrics, middleware, openapi, tracing, validate } as const;
 
 const dist = (pkg: string, entry = 'index'): string => join(__dirname, '..', '..', pkg, 'dist', `${entry}.d.ts`);
 const FILES = [dist('app'), ...Object.keys(SCOPED).flatMap((name) => [dist('app', name), dist(name)])];
@@ -85,6 +93,7 @@ const subpaths: Record<Owner, () => Promise<Record<string, unknown>>> = {
   middleware: () => import('@fw/app/middleware'),
   openapi: () => import('@fw/app/openapi'),
   tracing: () => import('@fw/app/tracing'),
+  metrics: () => import('@fw/app/metrics'),
   validate: () => import('@fw/app/validate'),
 };
 

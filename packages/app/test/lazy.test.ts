@@ -84,7 +84,7 @@ function packageOf(file: string): string {
 const packages = (run: Run): Set<string> => new Set(run.files.map(packageOf));
 
 /** The protocol libraries and their fw packages (prefixes match every package of a scope). */
-const HEAVY = ['graphql', 'graphql-http', '@grpc/', 'protobufjs', '@protobufjs/', '@opentelemetry/', '@fw/graphql', '@fw/grpc', '@fw/tracing'];
+const HEAVY = ['graphql', 'graphql-http', '@grpc/', 'protobufjs', '@protobufjs/', '@opentelemetry/', '@fw/graphql', '@fw/grpc', '@fw/tracing', '@fw/metrics'];
 const heavyIn = (run: Run): string[] => [...packages(run)].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
 
 /** The `@fw/*` files loaded in their CommonJS build: none, when every package resolves `module-sync` to its ES module build. */
@@ -152,6 +152,21 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
       createApp({ protocols: { graphql: false, grpc: false }, observability: { tracing: { enabled: false, serviceName: 'off' } } });
       return {};`);
     expect(heavyIn(run)).toEqual([]);
+  });
+
+  it('does not load the metrics package when metrics are switched off, and loads it with the SDK when they are on', async () => {
+    const off = await consume(kind, `
+      const { createApp } = await load('@fw/app');
+      createApp({ observability: { metrics: { enabled: false } } });
+      return {};`);
+    expect(heavyIn(off)).toEqual([]);
+    const on = await consume(kind, `
+      const { createApp } = await load('@fw/app');
+      const app = createApp({ shutdown: false, observability: { metrics: { enabled: true } } });
+      await app.listen(0, '127.0.0.1');
+      await app.close();
+      return {};`);
+    expect(heavyIn(on)).toContain('@fw/metrics');
   });
 });
 

@@ -1,6 +1,9 @@
 import type { ApplicationConfig } from '@fw/core';
+import type { OtlpMetricsConfig } from '@fw/metrics';
 import type { OtlpProtocol, TracingExporter } from '@fw/tracing';
-import type { AppOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
+import type { AppOptions, MetricsOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
+import type { HealthOptions } from '../production/health.js';
+import type { ShutdownOptions } from '../production/signals.js';
 import { loadCorePlugin } from './optional.js';
 
 // Records keyed by every option name: the compiler fails here when an option is added to the
@@ -18,6 +21,7 @@ const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
   onLog: true,
   logUnhandledRejections: true,
   methodNotAllowed: true,
+  streams: true,
 };
 const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true> = {
   protocols: true,
@@ -27,9 +31,26 @@ const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true>
   middleware: true,
   onError: true,
   onNotFound: true,
+  health: true,
+  shutdown: true,
 };
 const PROTOCOL_KEYS: Record<keyof ProtocolManagerConfig, true> = { graphql: true, grpc: true };
-const OBSERVABILITY_KEYS: Record<keyof NonNullable<AppOptions['observability']>, true> = { tracing: true };
+const OBSERVABILITY_KEYS: Record<keyof NonNullable<AppOptions['observability']>, true> = { tracing: true, metrics: true };
+// Checked here, where `@fw/metrics` is not loaded (with metrics off it never is); its values are
+// checked by `metricsPlugin()` when metrics are on.
+const METRICS_KEYS: Record<keyof MetricsOptions, true> = {
+  enabled: true,
+  path: true,
+  port: true,
+  host: true,
+  otlp: true,
+  serviceName: true,
+  resourceAttributes: true,
+  ignore: true,
+};
+const OTLP_METRICS_KEYS: Record<keyof OtlpMetricsConfig, true> = { endpoint: true, headers: true, protocol: true, interval: true };
+const HEALTH_KEYS: Record<keyof HealthOptions, true> = { livePath: true, readyPath: true, checks: true, checkTimeout: true, checkInterval: true };
+const SHUTDOWN_KEYS: Record<keyof ShutdownOptions, true> = { signals: true, delay: true, beforeExit: true };
 // Checked here, where `@fw/tracing` is not loaded: with tracing off it never is, and a misspelt
 // `enabled` would otherwise leave tracing off without a word. Its values are checked by
 // `tracingPlugin()` when tracing is on.
@@ -61,6 +82,7 @@ const HINTS: Record<string, string> = {
   graphql: 'GraphQL is configured under protocols: createApp({ protocols: { graphql: { schema } } })',
   grpc: 'gRPC is configured under protocols: createApp({ protocols: { grpc: { services } } })',
   tracing: 'tracing is configured under observability: createApp({ observability: { tracing: { enabled: true, serviceName } } })',
+  metrics: 'metrics are configured under observability: createApp({ observability: { metrics: { enabled: true } } })',
 };
 
 function refuseUnknown(value: object, accepted: readonly string[], path: string, hints: Record<string, string> = {}): void {
@@ -112,6 +134,50 @@ function checkTracingValues(tracing: Record<string, unknown>): void {
   }
 }
 
+const isPath = (value: unknown): boolean => typeof value === 'string' && value.startsWith('/');
+const isMs = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** `health`: its keys and values (the checks are functions, the paths paths, the times whole milliseconds). */
+function checkHealth(health: unknown): void {
+  if (health === undefined || health === false) return;
+  if (!isObject(health)) throw new TypeError(`createApp: health must be false or an object ({ livePath, readyPath, checks, ... }), got ${kind(health)}`);
+  refuseUnknown(health, Object.keys(HEALTH_KEYS), 'health');
+  const { livePath, readyPath, checks, checkTimeout, checkInterval } = health;
+  for (const [name, path] of [['livePath', livePath], ['readyPath', readyPath]] as const) {
+    if (path !== undefined && path !== false && !isPath(path)) throw new TypeError(`createApp: health.${name} must be a path starting with "/" or false, got ${JSON.stringify(path)}`);
+  }
+  if (livePath !== undefined && livePath !== false && livePath === readyPath) throw new TypeError('createApp: health.livePath and health.readyPath must differ');
+  if (checks !== undefined) {
+    if (!isObject(checks)) throw new TypeError(`createApp: health.checks must be an object of named check functions ({ redis: () => redis.ping() }), got ${kind(checks)}`);
+    for (const [name, check] of Object.entries(checks)) {
+      if (typeof check !== 'function') throw new TypeError(`createApp: health.checks.${name} must be a function, got ${kind(check)}`);
+    }
+  }
+  if (checkTimeout !== undefined && !(isMs(checkTimeout) && checkTimeout > 0)) throw new TypeError(`createApp: health.checkTimeout must be a positive integer (milliseconds), got ${JSON.stringify(checkTimeout)}`);
+  if (checkInterval !== undefined && !isMs(checkInterval)) throw new TypeError(`createApp: health.checkInterval must be an integer ≥ 0 (milliseconds), got ${JSON.stringify(checkInterval)}`);
+}
+
+/** `shutdown`: its keys and values. */
+function checkShutdown(shutdown: unknown): void {
+  if (shutdown === undefined || shutdown === false) return;
+  if (!isObject(shutdown)) throw new TypeError(`createApp: shutdown must be false or an object ({ signals, delay, beforeExit }), got ${kind(shutdown)}`);
+  refuseUnknown(shutdown, Object.keys(SHUTDOWN_KEYS), 'shutdown');
+  const { signals, delay, beforeExit } = shutdown;
+  if (signals !== undefined && !(Array.isArray(signals) && signals.every((s) => typeof s === 'string' && /^SIG[A-Z0-9]+$/.test(s)))) {
+    throw new TypeError(`createApp: shutdown.signals must be an array of signal names (['SIGTERM', 'SIGINT']), got ${JSON.stringify(signals)}`);
+  }
+  if (delay !== undefined && !isMs(delay)) throw new TypeError(`createApp: shutdown.delay must be an integer ≥ 0 (milliseconds), got ${JSON.stringify(delay)}`);
+  if (beforeExit !== undefined && typeof beforeExit !== 'function') throw new TypeError(`createApp: shutdown.beforeExit must be a function, got ${kind(beforeExit)}`);
+}
+
+/** What can be checked of `observability.metrics` without loading `@fw/metrics`. */
+function checkMetrics(metrics: unknown): void {
+  if (!isObject(metrics)) throw new TypeError(`createApp: observability.metrics must be an object ({ enabled, path, port, ... }), got ${kind(metrics)}`);
+  refuseUnknown(metrics, Object.keys(METRICS_KEYS), 'observability.metrics');
+  if (typeof metrics.enabled !== 'boolean') throw new TypeError(`createApp: observability.metrics.enabled must be true or false, got ${kind(metrics.enabled)}`);
+  if (isObject(metrics.otlp)) refuseUnknown(metrics.otlp, Object.keys(OTLP_METRICS_KEYS), 'observability.metrics.otlp');
+}
+
 /**
  * Throws a TypeError for a key `createApp` does not know (top level, `protocols`, `observability`,
  * `observability.tracing`; the GraphQL and gRPC configs are checked by their packages) and for a
@@ -122,15 +188,18 @@ export function checkOptions(options: unknown): asserts options is AppOptions {
   if (!isObject(options)) throw new TypeError(`createApp: options must be an object, got ${kind(options)}`);
   refuseUnknown(options, [...Object.keys(APP_KEYS), ...Object.keys(CORE_KEYS)], '', HINTS);
   checkValues(options);
+  checkHealth(options.health);
+  checkShutdown(options.shutdown);
   const { protocols, observability } = options as AppOptions;
   if (protocols !== undefined) {
     if (!isObject(protocols)) throw new TypeError('createApp: protocols must be an object ({ graphql?, grpc? })');
     refuseUnknown(protocols, Object.keys(PROTOCOL_KEYS), 'protocols');
   }
   if (observability !== undefined) {
-    if (!isObject(observability)) throw new TypeError('createApp: observability must be an object ({ tracing? })');
+    if (!isObject(observability)) throw new TypeError('createApp: observability must be an object ({ tracing?, metrics? })');
     refuseUnknown(observability, Object.keys(OBSERVABILITY_KEYS), 'observability');
-    const { tracing } = observability as { tracing?: unknown };
+    const { tracing, metrics } = observability as { tracing?: unknown; metrics?: unknown };
+    if (metrics !== undefined) checkMetrics(metrics);
     if (tracing !== undefined) {
       if (!isObject(tracing)) throw new TypeError(`createApp: observability.tracing must be an object ({ enabled, serviceName, ... }), got ${kind(tracing)}`);
       refuseUnknown(tracing, Object.keys(TRACING_KEYS), 'observability.tracing');

@@ -1,6 +1,7 @@
 import type * as CorePlugin from '@fw/core/plugin';
 import type * as GraphQLPackage from '@fw/graphql';
 import type * as GrpcPackage from '@fw/grpc';
+import type * as MetricsPackage from '@fw/metrics';
 import type * as MiddlewarePackage from '@fw/middleware';
 import type * as OpenAPIPackage from '@fw/openapi';
 import type * as TracingPackage from '@fw/tracing';
@@ -12,6 +13,8 @@ export type GraphQLModule = typeof GraphQLPackage;
 export type GrpcModule = typeof GrpcPackage;
 /** `@fw/tracing`'s exports. */
 export type TracingModule = typeof TracingPackage;
+/** `@fw/metrics`'s exports. */
+export type MetricsModule = typeof MetricsPackage;
 /** `@fw/openapi`'s exports. */
 export type OpenAPIModule = typeof OpenAPIPackage;
 /** `@fw/middleware`'s exports. */
@@ -63,6 +66,7 @@ interface Optional {
 const GRAPHQL: Optional = { option: 'protocols.graphql', fwPackage: '@fw/graphql', library: 'graphql' };
 const GRPC: Optional = { option: 'protocols.grpc', fwPackage: '@fw/grpc', library: '@grpc/grpc-js' };
 const TRACING: Optional = { option: 'observability.tracing', fwPackage: '@fw/tracing', library: '@opentelemetry/api' };
+const METRICS: Optional = { option: 'observability.metrics', fwPackage: '@fw/metrics', library: '@opentelemetry/api' };
 
 /** The package a "not found" error names: `Cannot find module 'x'` (require) or `Cannot find package 'x'` (import). */
 function missingPackage(error: unknown): string | undefined {
@@ -89,6 +93,7 @@ function loadOptional<T>(what: Optional): T {
 let graphqlModule: GraphQLModule | undefined;
 let grpcModule: GrpcModule | undefined;
 let tracingModule: TracingModule | undefined;
+let metricsModule: MetricsModule | undefined;
 let openapiModule: OpenAPIModule | undefined;
 let middlewareModule: MiddlewareModule | undefined;
 let validateModule: ValidateModule | undefined;
@@ -101,6 +106,9 @@ export const loadGrpc = (): GrpcModule => (grpcModule ??= loadOptional<GrpcModul
 
 /** `@fw/tracing` (and `@opentelemetry/api`; the SDK is loaded at `listen()`), loaded when tracing is enabled. */
 export const loadTracing = (): TracingModule => (tracingModule ??= loadOptional<TracingModule>(TRACING));
+
+/** `@fw/metrics` (and `@opentelemetry/api`; the SDK is loaded at `listen()`), loaded when metrics are enabled. */
+export const loadMetrics = (): MetricsModule => (metricsModule ??= loadOptional<MetricsModule>(METRICS));
 
 /** `@fw/openapi` (a dependency of this package), loaded when `emit()` builds an OpenAPI document or one of its functions is called. */
 export const loadOpenAPI = (): OpenAPIModule => (openapiModule ??= load('@fw/openapi') as OpenAPIModule);

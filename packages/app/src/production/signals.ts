@@ -1,0 +1,101 @@
+import { constants } from 'node:os';
+
+/** Options of `createApp`'s `shutdown`: what a termination signal does. */
+export interface ShutdownOptions {
+  /** The signals that shut the app down in order; a second one exits at once. @default ['SIGTERM', 'SIGINT'] */
+  signals?: NodeJS.Signals[];
+  /**
+   * How long the app stays up not ready before it drains, in ms, so that load balancers and
+   * Kubernetes (which probe readiness every few seconds) stop sending it requests first.
+   * @default 5000
+   */
+  delay?: number;
+  /** Runs after the drain and the telemetry flush, before the process exits (close your pools here). @default undefined */
+  beforeExit?: () => unknown;
+}
+
+/** The defaults of `shutdown`. */
+export const SHUTDOWN_DEFAULTS = Object.freeze({ signals: Object.freeze(['SIGTERM', 'SIGINT'] as NodeJS.Signals[]), delay: 5000 });
+
+/** An app a signal shuts down. */
+export interface SignalTarget {
+  /** The whole order: not ready, the delay, the drain, the flush. */
+  shutdown(): Promise<void>;
+  /** Called after `shutdown()` settled, before the exit. */
+  readonly beforeExit: (() => unknown) | undefined;
+  /** Where an error during shutdown is reported. */
+  log(message: string, error?: unknown): void;
+}
+
+/** Every listening app that shuts down on a signal, by signal (one process listener per signal for all of them). */
+const watched = new Map<NodeJS.Signals, Set<SignalTarget>>();
+const listeners = new Map<NodeJS.Signals, () => void>();
+let stopping: NodeJS.Signals | undefined;
+
+/** The conventional exit code of a process ended by `signal`: 128 + its number (SIGINT 130, SIGTERM 143). */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 15);
+}
+
+/** A test seam: how the process ends. */
+export const processExit = { exit: (code: number): void => process.exit(code) };
+
+/**
+ * Shuts `target` down when one of `signals` arrives: every app watching that signal shuts down
+ * (together), then the process exits 0 (1 if a shutdown failed). A second signal while shutting
+ * down exits at once with 128 + its number. Returns the function that stops watching (when the app
+ * closes otherwise).
+ */
+export function watchSignals(target: SignalTarget, signals: readonly NodeJS.Signals[]): () => void {
+  for (const signal of signals) {
+    let set = watched.get(signal);
+    if (set === undefined) watched.set(signal, (set = new Set()));
+    set.add(target);
+    if (!listeners.has(signal)) {
+      const listener = (): void => onSignal(signal);
+      listeners.set(signal, listener);
+      process.on(signal, listener);
+    }
+  }
+  return () => {
+    for (const signal of signals) {
+      const set = watched.get(signal);
+      set?.delete(target);
+      // While stopping, the listener stays: a second signal must still exit at once.
+      if (set !== undefined && set.size === 0 && stopping === undefined) {
+        watched.delete(signal);
+        const listener = listeners.get(signal);
+        if (listener !== undefined) process.removeListener(signal, listener);
+        listeners.delete(signal);
+      }
+    }
+  };
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopping !== undefined) {
+    // The operator (or the orchestrator's final notice) does not want to wait.
+    processExit.exit(signalExitCode(signal));
+    return;
+  }
+  stopping = signal;
+  const targets = [...(watched.get(signal) ?? [])];
+  void Promise.all(targets.map((target) => stop(target))).then((results) => processExit.exit(results.every(Boolean) ? 0 : 1));
+}
+
+async function stop(target: SignalTarget): Promise<boolean> {
+  let ok = true;
+  try {
+    await target.shutdown();
+  } catch (err) {
+    ok = false;
+    target.log('Error while shutting down', err);
+  }
+  try {
+    await target.beforeExit?.();
+  } catch (err) {
+    ok = false;
+    target.log('The shutdown beforeExit hook threw', err);
+  }
+  return ok;
+}
