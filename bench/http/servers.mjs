@@ -22,4 +22,6 @@ export const servers = [
   // Tracing (issue 7): the core servers' twins with tracing on.
   { name: 'fw-traced', label: 'fw, tracing on (SDK, batch, no-op exporter)', file: 'servers/fw-traced.mjs' },
   { name: 'fastify-otel', label: 'Fastify + OTel http & fastify instrumentations (SDK, batch, no-op exporter)', file: 'servers/fastify-otel.mjs' },
+  // Metrics: the core fw server's twin with observability.metrics on (Prometheus reader, admin port).
+  { name: 'fw-metrics', label: 'fw, metrics on (SDK, Prometheus reader on an admin port)', file: 'servers/fw-metrics.mjs' },
 ];

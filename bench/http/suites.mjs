@@ -102,4 +102,19 @@ export const suites = [
     ],
     targets: (m) => [m.overheadVersus('our tracing overhead below the peer’s', 0, 1)],
   },
+  {
+    name: 'metrics',
+    issue: 27,
+    title: 'static JSON with metrics on, as a ratio to metrics off (fw defaults)',
+    servers: ['fw', 'fw-metrics'],
+    scenarios: ['static'],
+    overheads: [{ label: 'fw: observability.metrics', test: ['fw-metrics', 'static'], base: ['fw', 'static'] }],
+    targets(m) {
+      const cpu = m.ratios(['fw-metrics', 'static'], ['fw', 'static'], 'cpuUsPerRequest');
+      const rps = m.ratios(['fw-metrics', 'static'], ['fw', 'static']);
+      return [
+        { target: 'metrics on: ≤ 5% more CPU per request on the REST static route', measured: `CPU/req × off ${m.fmt(cpu)}; req/s × off ${m.fmt(rps)}`, verdict: m.median(cpu) <= 1.05 ? 'met' : 'not met' },
+      ];
+    },
+  },
 ];
