@@ -239,4 +239,33 @@ describe('server-sent events over the wire', () => {
       expect(conn.text).toMatch(/data: "hello"\n\n\r\n[0-9a-f]+\r\nretry: 1234\n\n\r\n0\r\n\r\n$/);
     }
   });
+
+  it('runs the README example: ticks resumed after the last id seen', async () => {
+    // --- README example (Server-sent events), with port 0 on 127.0.0.1 and the finally recorded
+    let finished = false;
+    const app = new Application({ streams: { heartbeat: 15_000 } });
+    app.get('/ticks', (ctx) =>
+      ctx.sse(
+        (async function* () {
+          let n = Number(ctx.lastEventId ?? 0);
+          try {
+            for (;;) {
+              yield tracked(String(++n), { n, at: new Date().toISOString() });
+              await sleep(10, undefined, { signal: ctx.signal });
+            }
+          } finally {
+            finished = true;
+          }
+        })(),
+      ),
+    );
+    apps.push(app);
+    const { port } = await app.listen(0, '127.0.0.1');
+    // --- README example ends
+    const conn = await openStream(port, '/ticks', 'Last-Event-ID: 41\r\n');
+    await conn.until((text) => text.includes('id: 43\n'));
+    expect(conn.text).toMatch(/id: 42\ndata: \{"n":42,"at":"[^"]+"\}\n\n/);
+    conn.destroy();
+    await eventually(() => finished);
+  });
 });
