@@ -129,8 +129,9 @@ export class HealthPlugin implements Plugin, AppHealth {
     if (this.readyPath !== undefined) host.claimPath(this.readyPath, ready, { guard: ready });
     host.onListen(async () => {
       this.#warnAboutShadowedRoutes(host);
-      if (this.#lifecycle !== 'starting') return;
+      // Listening again after a close() serves again.
       this.#lifecycle = 'serving';
+      this.#checksPassed = true;
       if (this.#checks.length === 0) {
         this.#tell();
         return;

@@ -150,6 +150,10 @@ describe('the health paths', () => {
     expect((await get(app, '/livez')).status).toBe(200);
     await closing;
     expect(app.health?.lifecycle).toBe('shutting_down');
+    // Listening again serves again.
+    await app.listen(0, '127.0.0.1');
+    expect((await get(app, '/readyz')).status).toBe(200);
+    await app.close();
   });
 
   it('refuse unknown options with the one meant, and values of the wrong type', () => {
