@@ -37,7 +37,7 @@ function typesOf(doc: Json, schema: Json): Set<string> | undefined {
   const type = schema.type;
   if (type === undefined) return Array.isArray(schema.enum) ? new Set(schema.enum.map((value) => (value === null ? 'null' : typeof value))) : undefined;
   const types = new Set(Array.isArray(type) ? (type as string[]) : [typeof type === 'string' ? type : JSON.stringify(type)]);
-  if (types.has('integer')) types.add('number');
+  if (types.has('number')) types.add('integer');
   if (schema.nullable === true) types.add('null');
   return types;
 }
