@@ -307,3 +307,28 @@ describe('closing the app with gRPC streams open', () => {
     client.close();
   });
 });
+
+describe('a gRPC stream past streams.maxDuration', () => {
+  it("is ended with UNAVAILABLE (reconnect), after ctx.signal aborted and the handler's finally ran", async () => {
+    reset();
+    const server = await startOperations([ticks], {}, undefined, { streams: { maxDuration: 300 } });
+    const client = generatedClient(server.grpc.generateProtos(), 'clock.Ticker', server.target);
+    try {
+      const call = (client as unknown as Record<string, (r: object) => grpc.ClientReadableStream<Record<string, unknown>>>).Ticks!.call(client, { count: 2, mode: 'wait' });
+      const messages: unknown[] = [];
+      const status = await new Promise<grpc.StatusObject>((resolve) => {
+        call.on('data', (message: Record<string, unknown>) => messages.push(tickOf(message)));
+        call.on('error', () => undefined);
+        call.on('status', resolve);
+      });
+      expect(messages).toEqual([1, 2]);
+      expect(status.code).toBe(GRPC_STATUS.UNAVAILABLE);
+      expect(status.details).toMatch(/maximum duration \(300 ms\)/);
+      await eventually(() => seen.finallyRan === 1, "the handler's finally");
+      expect(seen.signalReason).toBeInstanceOf(HTTPError);
+    } finally {
+      client.close();
+      await server.app.close();
+    }
+  });
+});
