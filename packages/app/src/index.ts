@@ -13,7 +13,7 @@ export { createApp } from './create-app.js';
 export type { App, AppHealth, AppOptions, HealthCheck, HealthOptions, MetricsOptions, ProtocolManagerConfig, ReadinessReport, ShutdownOptions, TracingOptions } from './create-app.js';
 export type { ProtocolManager } from './protocol-manager.js';
 export { emit } from './emit.js';
-export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile } from './emit.js';
+export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile, SchemaChange } from './emit.js';
 
 export {
   Application,

@@ -165,6 +165,44 @@ describe('defineOperation({ stream: true })', () => {
   });
 });
 
+describe('a streaming operation over server-sent events', () => {
+  it('ends the stream with a 500 error event on an event that does not match the output, logs it, and runs the finally', async () => {
+    const { op, state } = orderEvents([
+      { orderId: 'o1', status: 'paid', at: AT },
+      { orderId: 'o1', status: 'lost', at: AT },
+      { orderId: 'o1', status: 'shipped', at: AT },
+    ]);
+    const logged: Array<[string, unknown]> = [];
+    const app = new Application({ onLog: (message, error) => logged.push([message, error]) }).operation(op);
+    const res = await app.inject('/orders/o1/events');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(
+      'retry: 3000\n\n' +
+        'data: {"orderId":"o1","status":"paid","at":"2026-01-02T03:04:05.000Z"}\n\n' +
+        'event: error\ndata: {"error":true,"message":"Internal Server Error","code":500}\n\n',
+    );
+    expect(logged.map(([message]) => message)).toEqual(['Error in the stream of GET /orders/o1/events']);
+    expect(String(logged[0]![1])).toContain('Operation "orderEvents" returned a value that does not match its output: status:');
+    expect(state.finished).toBe(1);
+  });
+
+  it("answers an HTTPError the handler throws before its first event with its status", async () => {
+    const op = defineOperation({
+      name: 'orderEvents',
+      input: z.object({ orderId: z.string() }),
+      output: OrderEvent,
+      stream: true,
+      // eslint-disable-next-line require-yield -- refuses before its first event
+      handler: async function* ({ orderId }) {
+        throw new HTTPError(404, `No order ${orderId}`);
+      },
+      rest: { path: '/orders/:orderId/events' },
+    });
+    const res = await new Application().operation(op).inject('/orders/o9/events');
+    expect([res.statusCode, res.json()]).toEqual([404, { error: true, message: 'No order o9', code: 404 }]);
+  });
+});
+
 describe('the definition of a streaming operation', () => {
   const base = { name: 'orderEvents', input: z.object({}), output: z.string(), handler: async function* () {} };
   // Definitions the types refuse, as JavaScript callers can still write them.
