@@ -141,7 +141,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
   const warnings: string[] = [];
   const plan = (kind: EmitKind, path: string, root: string, name: string, text: string): void =>
     void planned.push({ kind, path, root, name, content: text.endsWith('\n') ? text : `${text}\n` });
-  let protoDir: string | undefined;
+  let committedProtoDir: string | undefined;
 
   if (options.graphql !== false) {
     const plugin = (manager?.graphql ?? app.getPlugin('graphql')) as SchemaPrinter | undefined;
@@ -157,7 +157,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     else {
       const configured = typeof plugin.protoOut === 'string' && plugin.protoOut !== '' ? plugin.protoOut : undefined;
       const location = protoLocation(out, base, options.protoOut, configured);
-      protoDir = location.dir;
+      committedProtoDir = location.previousDir;
       // Field numbers come from the committed files (protoOut); without them, from the last emit here.
       // The plugin entry of core loads here, not with the app: a REST-only start never needs it.
       const { compareNames } = loadCorePlugin();
@@ -187,7 +187,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
   const current = await Promise.all(targets.map((target) => readCurrent(target)));
   const files: EmittedFile[] = planned.map(({ kind, path }, i) => ({ kind, path, changed: current[i] !== planned[i]!.content }));
   if (options.check === true) {
-    const changes = await compareFiles(planned, current, protoDir);
+    const changes = await compareFiles(planned, current, committedProtoDir);
     return { files, skipped, warnings, changes };
   }
   await writeAtomically(planned.flatMap((file, i) => (files[i]!.changed ? [{ target: targets[i]!, content: file.content }] : [])));

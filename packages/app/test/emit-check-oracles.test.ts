@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { diff, CriticalityLevel } from '@graphql-inspector/core';
 import { buildSchema } from 'graphql';
 import { z } from 'zod';
-import { createApp, emit, type EmitResult } from '@fw/app';
+import { createApp, emit, type SchemaChange } from '@fw/app';
 import { defineOperation } from '@fw/app/validate';
 
 /**
@@ -14,8 +14,6 @@ import { defineOperation } from '@fw/app/validate';
  * and graphql-inspector on the schema. fw's verdict — breaking or not, and for gRPC how — must be
  * theirs. Verdicts are compared, not the text, so the test holds whatever the generators print.
  */
-
-type SchemaChange = NonNullable<EmitResult['changes']>[number];
 
 const BUF = join(__dirname, '..', 'node_modules', '.bin', 'buf');
 

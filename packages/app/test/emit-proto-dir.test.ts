@@ -73,6 +73,14 @@ describe('emit finds the committed .proto files', () => {
     }
   });
 
+  it('checks against the committed files in protoOut even when --proto-out writes elsewhere', async () => {
+    await mkdir(join(dir, 'protos'));
+    await writeFile(join(dir, 'protos', 'shop.proto'), COMMITTED);
+    const { app } = grpcApp(join(dir, 'protos'));
+    const result = await emit({ app, out: join(dir, 'schemas'), protoOut: join(dir, 'elsewhere'), check: true });
+    expect(result.changes).toEqual([{ kind: 'proto', file: 'shop.proto', breaking: true, level: 'api', message: 'message shop.Order was removed' }]);
+  });
+
   it('says nothing when there was never a committed file', async () => {
     const { app } = grpcApp(undefined);
     const result = await emit({ app, out: join(dir, 'schemas'), base: dir });

@@ -29,10 +29,11 @@ async function committedProtos(dir: string): Promise<Map<string, string>> {
 const packageOf = (text: string): string => /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1] ?? '';
 
 /**
- * Every change from the files there (`current[i]` is what `planned[i].path` holds now) to what
- * would be written: GraphQL by graphql-js's rules, .proto files by `@fw/grpc`'s
- * `findProtoChanges` (all of them at once: messages move between files), OpenAPI by its
- * operations and schemas. A kind with no file there yet breaks nothing. Breaking changes first.
+ * Every change from the files there (`current[i]` is what `planned[i].path` holds now; the .proto
+ * files are read from `protoDir`, where their numbers come from) to what would be written: GraphQL
+ * by graphql-js's rules, .proto files by `@fw/grpc`'s `findProtoChanges` (all of them at once:
+ * messages move between files), OpenAPI by its operations and schemas. A kind with no file there
+ * yet breaks nothing. Breaking changes first.
  */
 export async function compareFiles(planned: readonly PlannedFile[], current: ReadonlyArray<string | undefined>, protoDir: string | undefined): Promise<SchemaChange[]> {
   const changes: SchemaChange[] = [];
@@ -42,7 +43,6 @@ export async function compareFiles(planned: readonly PlannedFile[], current: Rea
     const before = current[i];
     if (file.kind === 'proto') {
       generated.set(file.name, file.content);
-      if (before !== undefined) committed.set(file.name, before);
       continue;
     }
     if (before === file.content) continue;
@@ -55,6 +55,11 @@ export async function compareFiles(planned: readonly PlannedFile[], current: Rea
     }
   }
   if (protoDir !== undefined && generated.size > 0) {
+    // The committed files are those numbers are read from (protoOut), even when --proto-out writes elsewhere.
+    for (const name of generated.keys()) {
+      const text = await fs().readFile(join(protoDir, name), 'utf8').catch(() => undefined);
+      if (text !== undefined) committed.set(name, text);
+    }
     for (const [name, text] of await committedProtos(protoDir)) if (!committed.has(name)) committed.set(name, text);
     const shown = relative(process.cwd(), protoDir) || protoDir;
     if (committed.size === 0) {
