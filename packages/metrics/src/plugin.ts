@@ -3,7 +3,7 @@ import type { Plugin, PluginHost } from '@fw/core/plugin';
 import type { MeterProvider } from '@opentelemetry/api';
 import { AdminServer, PROMETHEUS_CONTENT_TYPE } from './internal/admin-server.js';
 import { validateMetricsConfig } from './internal/options.js';
-import { Recorder } from './internal/recorder.js';
+import { methodName, Recorder } from './internal/recorder.js';
 import { startSdk, type MetricsSdk } from './internal/sdk.js';
 import { VERSION } from './internal/version.js';
 import { METER_NAME } from './semconv.js';
@@ -52,11 +52,11 @@ export function metricsPlugin(config: MetricsConfig = {}): MetricsPlugin {
 
   const start = (): Promise<void> => {
     if (!enabled || sdk !== undefined) return Promise.resolve();
-    starting ??= startSdk(config).then(
+    starting ??= startSdk(config, methodName).then(
       (started) => {
         sdk = started;
         const meter = started.provider.getMeter(METER_NAME, VERSION);
-        recorder = new Recorder(meter, () => host?.operations() ?? []);
+        recorder = new Recorder(meter, started.httpDuration, () => host?.operations() ?? []);
         starting = undefined;
       },
       (err: unknown) => {

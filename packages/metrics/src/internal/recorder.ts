@@ -1,5 +1,6 @@
 import { createContextKey, errorCodeOf, isHttpContext, OPERATION_NAME, OPERATION_TYPE, type Context, type Operation, type RequestContext } from '@fw/core';
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { HttpDurationHistogram } from './http-duration.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_FW_OPERATION_NAME,
@@ -7,8 +8,6 @@ import {
   ATTR_GRAPHQL_OPERATION_NAME,
   ATTR_GRAPHQL_OPERATION_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
   ATTR_RPC_METHOD,
   ATTR_RPC_STATUS_CODE,
   ATTR_RPC_SYSTEM_NAME,
@@ -21,7 +20,6 @@ import {
   METRIC_FW_OPERATION_CALLS,
   METRIC_GRAPHQL_SERVER_REQUEST_DURATION,
   METRIC_HTTP_SERVER_ACTIVE_REQUESTS,
-  METRIC_HTTP_SERVER_REQUEST_DURATION,
   METRIC_RPC_SERVER_CALL_DURATION,
   RPC_SYSTEM_NAME_VALUE_GRPC,
   UNIT_SECONDS,
@@ -34,7 +32,8 @@ const STARTED = createContextKey<number>('fw.metrics.started');
 const METHOD_INDEX = new Map(KNOWN_HTTP_METHODS.map((method, i) => [method, i]));
 const OTHER_INDEX = KNOWN_HTTP_METHODS.length;
 const methodIndex = (method: string): number => METHOD_INDEX.get(method) ?? OTHER_INDEX;
-const methodName = (index: number): string => KNOWN_HTTP_METHODS[index] ?? HTTP_METHOD_OTHER;
+/** The `http.request.method` of a method index. */
+export const methodName = (index: number): string => KNOWN_HTTP_METHODS[index] ?? HTTP_METHOD_OTHER;
 
 /** What a gRPC call failing with an error its context cannot map is answered with: INTERNAL. */
 const GRPC_INTERNAL = 13;
@@ -46,7 +45,7 @@ const GRPC_INTERNAL = 13;
  * known method or `_OTHER`, the status, the names of the application's operations, error classes.
  */
 export class Recorder {
-  readonly #httpDuration: Histogram;
+  readonly #httpDuration: HttpDurationHistogram;
   readonly #rpcDuration: Histogram;
   readonly #graphqlDuration: Histogram;
   readonly #operationCalls: Counter;
@@ -55,10 +54,10 @@ export class Recorder {
   readonly #operations: () => readonly Operation[];
   #operationNames: { list: readonly Operation[]; names: ReadonlySet<string> } | undefined;
 
-  constructor(meter: Meter, operations: () => readonly Operation[]) {
+  constructor(meter: Meter, httpDuration: HttpDurationHistogram, operations: () => readonly Operation[]) {
     this.#operations = operations;
     const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS] };
-    this.#httpDuration = meter.createHistogram(METRIC_HTTP_SERVER_REQUEST_DURATION, { unit: UNIT_SECONDS, description: 'Duration of HTTP server requests.', advice });
+    this.#httpDuration = httpDuration;
     this.#rpcDuration = meter.createHistogram(METRIC_RPC_SERVER_CALL_DURATION, { unit: UNIT_SECONDS, description: 'Measures the duration of an incoming Remote Procedure Call (RPC).', advice });
     this.#graphqlDuration = meter.createHistogram(METRIC_GRAPHQL_SERVER_REQUEST_DURATION, { unit: UNIT_SECONDS, description: 'Duration of GraphQL server requests (one operation each).', advice });
     this.#operationCalls = meter.createCounter(METRIC_FW_OPERATION_CALLS, { unit: '{call}', description: "Calls of the application's operations." });
@@ -110,18 +109,11 @@ export class Recorder {
     const index = methodIndex(ctx.method);
     this.#active[index]!--;
     const graphql = ctx.protocol === 'graphql';
-    const attributes: Attributes = {
-      [ATTR_HTTP_REQUEST_METHOD]: methodName(index),
-      [ATTR_URL_SCHEME]: 'http',
-      [ATTR_HTTP_RESPONSE_STATUS_CODE]: status,
-    };
     // A claimed path (the GraphQL endpoint) is exact, so the path is its route template; a request
     // no route matched has no route (its raw path would make a series per path).
-    const route = graphql ? ctx.path : ctx.route?.path;
-    if (route !== undefined) attributes[ATTR_HTTP_ROUTE] = route;
+    const route = graphql ? ctx.path : (ctx.route?.path ?? '');
     const errorType = status >= 500 ? errorCodeOf(status) : undefined;
-    if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
-    this.#httpDuration.record(seconds, attributes);
+    this.#httpDuration.record(route, index, status, errorType, seconds);
     const operation = this.#operationName(ctx);
     if (graphql) {
       const graphqlAttributes: Attributes = {};

@@ -2,11 +2,14 @@ import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import type { MetricReader, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { MetricsConfig, OtlpMetricsConfig } from '../types.js';
+import { HttpDurationHistogram } from './http-duration.js';
 import { metricsUrl } from './options.js';
 
 /** The metrics SDK started for one plugin: its provider, and the Prometheus reader when text is served. */
 export interface MetricsSdk {
   readonly provider: MeterProviderApi;
+  /** `http.server.request.duration`, aggregated by fw and read by the same readers. */
+  readonly httpDuration: HttpDurationHistogram;
   /** The Prometheus text of the metrics now; undefined when no Prometheus text is served. */
   readonly scrape: (() => Promise<string>) | undefined;
   /** Pushes what is pending (OTLP). */
@@ -20,13 +23,15 @@ export interface MetricsSdk {
  * the Prometheus exporter (pull, its own server never started: fw serves the text) and a periodic
  * OTLP exporter. The provider is not registered globally: it is the plugin's.
  */
-export async function startSdk(config: MetricsConfig): Promise<MetricsSdk> {
+export async function startSdk(config: MetricsConfig, methodName: (index: number) => string): Promise<MetricsSdk> {
   const sdk = await loadPeer('@opentelemetry/sdk-metrics', () => import('@opentelemetry/sdk-metrics'));
+  const httpDuration = new HttpDurationHistogram(sdk, methodName);
+  const metricProducers = [httpDuration];
   const readers: MetricReader[] = [];
   let prometheus: { reader: PrometheusExporter; serializer: PrometheusSerializer } | undefined;
   if (config.path !== false) {
     const { PrometheusExporter, PrometheusSerializer } = await loadPeer('@opentelemetry/exporter-prometheus', () => import('@opentelemetry/exporter-prometheus'));
-    const reader = new PrometheusExporter({ preventServerStart: true });
+    const reader = new PrometheusExporter({ preventServerStart: true, metricProducers });
     prometheus = { reader, serializer: new PrometheusSerializer() };
     readers.push(reader);
   }
@@ -36,7 +41,7 @@ export async function startSdk(config: MetricsConfig): Promise<MetricsSdk> {
     const { OTLPMetricExporter } = otlp.protocol === 'http/json'
       ? await loadPeer('@opentelemetry/exporter-metrics-otlp-http', () => import('@opentelemetry/exporter-metrics-otlp-http'))
       : await loadPeer('@opentelemetry/exporter-metrics-otlp-proto', () => import('@opentelemetry/exporter-metrics-otlp-proto'));
-    readers.push(new sdk.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(options), exportIntervalMillis: otlp.interval ?? 60_000 }));
+    readers.push(new sdk.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(options), exportIntervalMillis: otlp.interval ?? 60_000, metricProducers }));
   }
   const { defaultResource, resourceFromAttributes } = await loadPeer('@opentelemetry/resources', () => import('@opentelemetry/resources'));
   let resource = defaultResource();
@@ -45,7 +50,7 @@ export async function startSdk(config: MetricsConfig): Promise<MetricsSdk> {
   if (config.resourceAttributes !== undefined) resource = resource.merge(resourceFromAttributes(config.resourceAttributes));
   const provider = new sdk.MeterProvider({ resource, readers });
   const scrape = prometheus === undefined ? undefined : () => prometheusText(prometheus.reader, prometheus.serializer);
-  return { provider, scrape, forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return { provider, httpDuration, scrape, forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
 }
 
 /** What the OpenMetrics conventions turn a unit into when it becomes a name suffix (annotations in braces and `1` add none). */
