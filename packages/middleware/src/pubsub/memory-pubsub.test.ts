@@ -1,4 +1,4 @@
-import { HTTPError } from '@fw/core';
+import { HTTPError, isTracked, tracked } from '@fw/core';
 import { createPubSub, PubSubOverflowError, type PubSubMessage, type Subscription } from '../index.js';
 
 /** Reads `count` events (fails the test instead of hanging when they do not come). */
@@ -30,6 +30,17 @@ describe('createPubSub() in memory', () => {
     expect(ids.every((id) => /^\d+-\d+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(3);
     expect(other.queued).toBe(0);
+    await bus.close();
+  });
+
+  it('gives ids a streaming handler yields with tracked() as they are', async () => {
+    const bus = createPubSub<{ t: { n: number } }>();
+    const subscription = bus.subscribe('t');
+    const id = await bus.publish('t', { n: 1 });
+    const [message] = await take(subscription, 1);
+    const event = tracked(message!.id, message!.data);
+    expect(isTracked(event)).toBe(true);
+    expect(event.id).toBe(id);
     await bus.close();
   });
 
