@@ -1,6 +1,6 @@
 // Type-level tests: `tsc -p tsconfig.json --noEmit` checks this file. Each `@ts-expect-error` line
 // fails the check when the line it marks compiles, so the types cannot silently get looser.
-import { Application, createContextKey, Router, withMeta, type Context, type Middleware, type Next, type RequestContext, type RouteMeta } from '../src/index.js';
+import { Application, createContextKey, Router, tracked, withMeta, type Context, type HTTPError, type Middleware, type Next, type RequestContext, type RouteMeta, type StreamEvent, type Tracked } from '../src/index.js';
 import type { PluginHost } from '../src/plugin.js';
 
 declare module '../src/index.js' {
@@ -142,5 +142,42 @@ app.register({
     // @ts-expect-error the host does not register routes
     host.get('/x', () => undefined);
     void same;
+  },
+});
+
+// Streams: ctx.sse takes any async iterable of values, tracked() or not; the context offers its
+// signal and the last event id; tracked() ids are strings.
+app.get('/events', (ctx) => {
+  const signal: AbortSignal = ctx.signal;
+  const last: string | undefined = ctx.lastEventId;
+  void [signal, last];
+  return ctx.sse(
+    (async function* () {
+      yield { n: 1 };
+      yield tracked('2', { n: 2 });
+    })(),
+    { serialize: (value) => JSON.stringify(value) },
+  );
+});
+const neutralSignal = (ctx: RequestContext): AbortSignal => ctx.signal;
+void neutralSignal;
+const event: StreamEvent<number> = { id: undefined, data: 1 };
+const marked: Tracked<number> = tracked('1', 1);
+void [event, marked];
+// @ts-expect-error an id is a string
+tracked(1, 'x');
+// @ts-expect-error ctx.sse takes an async iterable, not an array
+app.get('/no', (ctx) => ctx.sse([1, 2]));
+app.register({
+  name: 'streams',
+  setup(host) {
+    const handle = host.openStream({ protocol: 'custom', clientKey: 'k', end: (reason: HTTPError) => void reason.statusCode });
+    const aborted: boolean = handle.signal.aborted;
+    handle.close();
+    const heartbeat: number = host.streams.heartbeat;
+    host.onUpgrade('/ws', (req, socket, head) => void [req.url, socket.destroy(), head.length]);
+    // @ts-expect-error the registry needs an end hook
+    host.openStream({ protocol: 'custom', clientKey: 'k' });
+    void [aborted, heartbeat];
   },
 });

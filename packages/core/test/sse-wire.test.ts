@@ -157,6 +157,33 @@ describe('server-sent events over the wire', () => {
     socket.destroy();
   });
 
+  it('end the stream when more than streams.maxBufferedBytes wait unsent for a client that does not read', async () => {
+    let finished = false;
+    const chunk = 'y'.repeat(64 * 1024);
+    const { port, logged } = await serve({ streams: { maxBufferedBytes: 32 * 1024 } }, (app) => {
+      app.get('/firehose', (ctx) =>
+        ctx.sse(
+          (async function* () {
+            try {
+              for (;;) yield chunk;
+            } finally {
+              finished = true;
+            }
+          })(),
+        ),
+      );
+    });
+    const socket: Socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('GET /firehose HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    socket.pause();
+    // Well before streams.stallTimeout (30 s): the buffer bound ends it.
+    await eventually(() => finished, 10_000);
+    expect(logged).toEqual(['Ended the stream of GET /firehose: more than 32768 bytes (streams.maxBufferedBytes) were waiting for the client']);
+    socket.destroy();
+  });
+
   it('send comment heartbeats while no event comes, and headers before the first event', async () => {
     const { port } = await serve({ streams: { heartbeat: 50 } }, (app) => {
       app.get('/quiet', (ctx) =>

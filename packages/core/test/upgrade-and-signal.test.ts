@@ -100,4 +100,22 @@ describe('ctx.signal', () => {
     await sleep(20);
     expect(signal?.aborted).toBe(false);
   });
+
+  it('costs a request that never reads it nothing: no AbortController is made', async () => {
+    const port = await serve((app) => app.get('/plain', (ctx) => ctx.text('plain')));
+    const Original = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    try {
+      expect((await send(port, { path: '/plain' })).text).toBe('plain');
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    expect(made).toBe(0);
+  });
 });
