@@ -82,7 +82,8 @@ export class SseStream {
       if (this.#ctx.method === 'HEAD') {
         this.#start();
       } else {
-        for (;;) {
+        // A client already gone never starts the source.
+        while (this.#stopped === undefined) {
           pending = source.next();
           const step = await Promise.race([pending, this.#stopping]);
           if (this.#stopped !== undefined) break;
