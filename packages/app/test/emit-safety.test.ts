@@ -97,6 +97,14 @@ describe('emit writes safely', () => {
     expect(await readlink(join(dir, 'protos'))).toBe(real);
   });
 
+  it('lets a protoOut under --out be a link too when it is named, not when it is the default <out>/proto', async () => {
+    const real = join(dir, 'real-protos');
+    await mkdir(real);
+    await symlink(real, join(out, 'protos'), 'dir');
+    await emit({ app: schemasApp(join(out, 'protos')), out });
+    expect((await readdir(real)).sort()).toEqual(['a.proto', 'b.proto']);
+  });
+
   it('replaces a file by renaming a complete temporary file over it, keeping its mode and leaving no temporary file', async () => {
     await writeFile(join(out, 'schema.graphql'), 'old\n');
     await chmod(join(out, 'schema.graphql'), 0o640);

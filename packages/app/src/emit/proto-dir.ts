@@ -1,6 +1,5 @@
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import type * as FsPromises from 'node:fs/promises';
-import { isInside } from './write.js';
 
 const fs = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
 
@@ -18,12 +17,14 @@ export interface ProtoLocation {
  * Resolves the proto directories. The gRPC plugin's `protoOut`, when relative, is resolved against
  * `base` (the app's package directory for `fw emit`), not the current directory: the same files
  * whatever directory the command runs from. An explicit `protoOut` option moves the written files
- * but the numbers still come from the plugin's. Files under `<out>/proto` must stay in `out`.
+ * but the numbers still come from the plugin's. Files in the default `<out>/proto` must stay in
+ * `out`; in a named directory, in that directory.
  */
 export function protoLocation(out: string, base: string, explicit: string | undefined, configured: string | undefined): ProtoLocation {
   const committed = configured === undefined ? undefined : resolve(base, configured);
   const dir = explicit !== undefined ? resolve(explicit) : (committed ?? join(out, 'proto'));
-  return { dir, previousDir: committed ?? dir, root: isInside(out, dir) ? out : dir };
+  // A directory the user named is a root of its own (it may itself be a link); the default one is part of `out`.
+  return { dir, previousDir: committed ?? dir, root: explicit === undefined && committed === undefined ? out : dir };
 }
 
 /** Directories never searched for committed files. */
