@@ -33,7 +33,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * `count(to)` yields 1..to, `boom(after, status)` yields `after` numbers then throws (an HTTPError
  * with `status`, or a plain Error), `ticks` yields every 20 ms until the client leaves, `whoami`
  * yields the context's `user` once, `waits` yields once then waits for the context's `signal`,
- * `big(size)` yields a string of `size` characters then a small one.
+ * `big(size)` yields a string of `size` characters then a small one, `flood(size)` yields strings
+ * of `size` characters for as long as it is pulled.
  */
 export function subscriptionSchema(probe: Probe): GraphQLSchema {
   const ran = (probe as Probe & { ran: () => void }).ran;
@@ -103,6 +104,20 @@ export function subscriptionSchema(probe: Probe): GraphQLSchema {
           subscribe: async function* (_root: unknown, { size }: { size: number }) {
             yield 'x'.repeat(size);
             yield 'small';
+          },
+          resolve: (value: unknown) => value,
+        },
+        flood: {
+          type: GraphQLString,
+          args: { size: { type: int } },
+          subscribe: async function* (_root: unknown, { size }: { size: number }) {
+            const text = 'x'.repeat(size);
+            try {
+              // As fast as it is pulled: only the transport's bounds keep memory flat.
+              for (;;) yield text;
+            } finally {
+              ran();
+            }
           },
           resolve: (value: unknown) => value,
         },

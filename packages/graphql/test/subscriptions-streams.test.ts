@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -154,5 +155,92 @@ describe('closing the app with subscriptions open', () => {
     // Each client saw its subscription complete.
     for (const iterator of iterators) expect(await iterator.next()).toEqual({ done: true, value: undefined });
     await clients.dispose();
+  });
+});
+
+describe('hostile clients', () => {
+  let served: Served;
+  let probe: Probe;
+
+  beforeAll(async () => {
+    probe = createProbe();
+    served = await serve({ schema: subscriptionSchema(probe), subscriptions: { maxPerConnection: 100 } }, undefined, { streams: { maxBufferedBytes: 256 * 1024, stallTimeout: 300, heartbeat: 100 } });
+  });
+
+  afterAll(async () => {
+    await served.close();
+  });
+
+  it('holds back the source of an event stream whose client never reads, cuts it off after stallTimeout and stops its resolver', async () => {
+    const ran = probe.nextFinally();
+    const { port } = new URL(served.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const body = JSON.stringify({ query: 'subscription { flood(size: 10000) }' });
+    socket.write(`POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    // Never read: the socket is paused from the start.
+    socket.pause();
+    await ran;
+    socket.destroy();
+    // The server still answers others at once.
+    const started = Date.now();
+    const res = await fetch(served.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) });
+    expect(await res.json()).toEqual({ data: { hello: 'world' } });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('closes a WebSocket whose client stopped reading after stallTimeout, and stops its resolver', async () => {
+    const ran = probe.nextFinally();
+    const socket = new WebSocket(served.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    socket.once('message', () => {
+      socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { flood(size: 10000) }' } }));
+      // Stop reading: the server's sends pile up unsent.
+      (socket as unknown as { _socket: Socket })._socket.pause();
+    });
+    await ran;
+    socket.terminate();
+  });
+
+});
+
+describe('1,000 subscriptions over one socket', () => {
+  let served: Served;
+
+  beforeAll(async () => {
+    served = await serve({ schema: subscriptionSchema(createProbe()), subscriptions: { maxPerConnection: 100 } });
+  });
+
+  afterAll(async () => {
+    await served.close();
+  });
+
+  it('refuses all but maxPerConnection of 1,000 subscriptions sent over one socket, and the process stays up', async () => {
+    const socket = new WebSocket(served.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    const counts = { next: 0, error: 0 };
+    const firstOfEach = new Set<string>();
+    let acked!: () => void;
+    const ack = new Promise<void>((resolve) => (acked = resolve));
+    socket.on('message', (data) => {
+      const message = JSON.parse((data as Buffer).toString()) as { type: 'connection_ack' | 'next' | 'error'; id?: string };
+      if (message.type === 'connection_ack') return acked();
+      if (message.type === 'error') counts.error += 1;
+      if (message.type === 'next' && !firstOfEach.has(message.id!)) {
+        firstOfEach.add(message.id!);
+        counts.next += 1;
+      }
+    });
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    await ack;
+    for (let i = 0; i < 1000; i++) socket.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: 'subscription { waits }' } }));
+    const until = Date.now() + 10_000;
+    while (counts.next + counts.error < 1000 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(counts).toEqual({ next: 100, error: 900 });
+    const res = await fetch(served.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) });
+    expect(res.status).toBe(200);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.close();
+    await closed;
   });
 });

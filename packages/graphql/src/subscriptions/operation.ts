@@ -26,7 +26,11 @@ export type StartedOperation =
   | { readonly kind: 'result'; readonly result: WireResult; readonly args: ExecutionArgs };
 
 /** Starts one operation for a request or connection: `ctx` is its fw context; `onEnd` runs once when a started stream ends. */
-export type StartOperation = (ctx: Context, params: StreamParams, options: { readonly method: string; readonly onEnd?: () => void }) => Promise<StartedOperation>;
+export type StartOperation = (
+  ctx: Context,
+  params: StreamParams,
+  options: { readonly method: string; readonly onEnd?: () => void; readonly pace?: () => Promise<void> | undefined },
+) => Promise<StartedOperation>;
 
 /**
  * The one way the streaming transports start an operation, with the rules queries follow: the
@@ -52,7 +56,7 @@ export function createOperationStarter(
     ...(headers === undefined ? {} : { headers }),
   });
 
-  return async (ctx, params, { method, onEnd }) => {
+  return async (ctx, params, { method, onEnd, pace }) => {
     const { schema, rootFor } = source.current();
     const prepared = documents.get(params.query, schema, 'application/json');
     if (!isPrepared(prepared)) return isAnswer(prepared) ? refusedAnswer(prepared) : refuse(400, prepared);
@@ -95,7 +99,7 @@ export function createOperationStarter(
       return refuse(original === undefined ? 400 : toHTTPError(original).statusCode, errors);
     }
     const field = rootFieldOf(operation.selectionSet.selections);
-    return { kind: 'stream', results: guardResults(subscribed, field, formatError, onEnd ?? noop), args };
+    return { kind: 'stream', results: guardResults(subscribed, field, formatError, onEnd ?? noop, pace), args };
   };
 }
 

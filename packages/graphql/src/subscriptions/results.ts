@@ -24,9 +24,11 @@ export interface SubscriptionResults extends AsyncIterableIterator<WireResult> {
  * - `return()` reaches the source at once, even while it waits for its next event (a plain
  *   iterator object, not an async generator whose `return()` would queue behind that wait), so
  *   the resolver's generator runs its `finally` when the client leaves;
- * - `onEnd` runs once, however the stream ended.
+ * - `onEnd` runs once, however the stream ended;
+ * - `pace`, when given, is asked before each result is pulled from the source: a promise it
+ *   returns holds the source back (a connection whose unsent bytes are past its high-water mark).
  */
-export function guardResults(source: AsyncIterator<ExecutionResult>, field: string, formatError: ErrorFormatter, onEnd: () => void): SubscriptionResults {
+export function guardResults(source: AsyncIterator<ExecutionResult>, field: string, formatError: ErrorFormatter, onEnd: () => void, pace?: () => Promise<void> | undefined): SubscriptionResults {
   let done = false;
   // Settles a `next()` that waits for the source when the stream is stopped: the transport sends
   // its `complete` now, while the source stops when it can (its `finally` runs at its next
@@ -56,6 +58,10 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
   };
   const iterator: SubscriptionResults = {
     async next(): Promise<IteratorResult<WireResult, void>> {
+      if (done) return finished();
+      // The transport's back-pressure: wait while its connection has too much unsent.
+      const wait = pace?.();
+      if (wait !== undefined) await Promise.race([wait, whenStopped]);
       if (done) return finished();
       let step: IteratorResult<ExecutionResult> | IteratorReturnResult<void>;
       try {

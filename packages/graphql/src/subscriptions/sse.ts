@@ -8,7 +8,7 @@ import { headerValue } from '../endpoint/negotiation.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
-import type { StreamHost } from './streams.js';
+import { watchConnection, type StreamHost } from './streams.js';
 
 /** The GraphQL-over-SSE side of the endpoint (graphql-sse's protocol, both modes). */
 export interface SseTransport {
@@ -123,9 +123,11 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       reservation?.operations.add(operation);
       req.context.operation = operation;
       // An operation POSTed to a single-connection stream outlives its request (answered 202).
-      const started = await start(reservation?.stream ?? ctx, { query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }, {
+      const streamCtx = reservation?.stream ?? ctx;
+      const started = await start(streamCtx, { query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }, {
         method: req.method,
         onEnd: () => reservation?.operations.delete(operation),
+        pace: pacer(streamCtx.res),
       });
       if (started.kind !== 'stream') reservation?.operations.delete(operation);
       if (started.kind === 'refused') return refusal(started);
@@ -168,7 +170,8 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     endedByApp: () => boolean,
   ): Promise<void> => {
     const res = ctx.res;
-    const { heartbeat, maxBufferedBytes, maxEventBytes } = streams().settings;
+    const settings = streams().settings;
+    const { heartbeat, maxBufferedBytes, maxEventBytes } = settings;
     // `content-encoding: none` is graphql-sse's way to keep proxies from compressing; proxies
     // that buffer (nginx) are told not to.
     res.writeHead(init.status, { ...init.headers, 'x-accel-buffering': 'no' });
@@ -177,7 +180,20 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       stopping ??= body.return(undefined).then(() => undefined);
     };
     res.once('close', gone);
-    const beat = heartbeat > 0 ? setInterval(() => write(res, ':\n\n'), heartbeat) : undefined;
+    let lastBeat = Date.now();
+    const unwatch = watchConnection(settings, () => res.writableLength, (stalled) => {
+      if (stalled && stopping === undefined) {
+        log(`GraphQL event stream ended on ${ctx.path}: the client stopped reading (bytes unsent for streams.stallTimeout ${settings.stallTimeout} ms)`);
+        gone();
+        res.destroy();
+        return;
+      }
+      const now = Date.now();
+      if (heartbeat > 0 && now - lastBeat >= heartbeat - 5) {
+        lastBeat = now;
+        write(res, ':\n\n');
+      }
+    });
     try {
       for await (const chunk of body) {
         // Measured only when it could be too large: most events are far below the limit.
@@ -190,13 +206,14 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         if (res.writableLength > maxBufferedBytes && stopping === undefined) {
           log(`GraphQL event stream ended on ${ctx.path}: the client reads too slowly (${res.writableLength} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
           gone();
+          res.destroy();
         }
       }
     } finally {
-      if (beat !== undefined) clearInterval(beat);
+      unwatch();
       res.off('close', gone);
       if (endedByApp() && res.socket !== null) res.socket.end();
-      else if (!res.writableEnded) res.end();
+      else if (!res.writableEnded && !res.destroyed) res.end();
     }
     await stopping;
     await withTimeout(Promise.all(unsettled), SETTLE_WAIT);
@@ -325,6 +342,34 @@ function tokenOf(ctx: Context): string | undefined {
   const at = ctx.url.indexOf('?');
   if (at === -1) return undefined;
   return new URLSearchParams(ctx.url.slice(at + 1)).get(TOKEN_QUERY_KEY) ?? undefined;
+}
+
+/** How many events a source may produce in a row before the event loop gets a turn. */
+const EVENTS_PER_TURN = 64;
+
+/**
+ * The back-pressure of an event stream's response: a source is held back while the response has
+ * more unsent than its high-water mark (until it drains or closes), and gives the event loop a turn
+ * every `EVENTS_PER_TURN` events, so a source that never awaits I/O cannot starve the process.
+ */
+function pacer(res: ServerResponse): () => Promise<void> | undefined {
+  let count = 0;
+  return () => {
+    if (res.destroyed || res.writableEnded) return undefined;
+    if (res.writableNeedDrain) {
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+    count += 1;
+    return count % EVENTS_PER_TURN === 0 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
+  };
 }
 
 function tokenOfRequest(req: Request): string | undefined {

@@ -8,11 +8,11 @@ import type { OpenStream, PluginHost, ResolvedStreamsConfig, StreamOpenOptions }
  */
 export interface StreamHost {
   openStream(options: StreamOpenOptions): OpenStream;
-  readonly settings: Pick<ResolvedStreamsConfig, 'heartbeat' | 'maxEventBytes' | 'maxBufferedBytes'>;
+  readonly settings: Pick<ResolvedStreamsConfig, 'heartbeat' | 'maxEventBytes' | 'maxBufferedBytes' | 'stallTimeout'>;
 }
 
 /** Used when the app has no stream settings of its own (a standalone handler); core's defaults. */
-const DEFAULT_SETTINGS: StreamHost['settings'] = Object.freeze({ heartbeat: 15_000, maxEventBytes: 1_048_576, maxBufferedBytes: 1_048_576 });
+const DEFAULT_SETTINGS: StreamHost['settings'] = Object.freeze({ heartbeat: 15_000, maxEventBytes: 1_048_576, maxBufferedBytes: 1_048_576, stallTimeout: 30_000 });
 
 /** A registry that refuses nothing and never ends a stream: a standalone handler's. */
 export const UNLIMITED_STREAMS: StreamHost = Object.freeze({
@@ -24,4 +24,24 @@ export const UNLIMITED_STREAMS: StreamHost = Object.freeze({
 export function streamHostOf(host: PluginHost | undefined): StreamHost {
   if (host === undefined) return UNLIMITED_STREAMS;
   return { openStream: (options) => host.openStream(options), settings: host.streams };
+}
+
+/**
+ * Calls `check` every `heartbeat` ms (every `stallTimeout` ms without heartbeats) and tells it
+ * whether the connection has had bytes unsent (`unsent()`) for `stallTimeout` ms or more: a client
+ * that stopped reading. Returns the function that stops the timer.
+ */
+export function watchConnection(settings: StreamHost['settings'], unsent: () => number, check: (stalled: boolean) => void): () => void {
+  const { heartbeat, stallTimeout } = settings;
+  let since: number | undefined;
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      if (unsent() === 0) since = undefined;
+      else since ??= now;
+      check(since !== undefined && now - since >= stallTimeout);
+    },
+    heartbeat > 0 ? Math.min(heartbeat, stallTimeout) : stallTimeout,
+  );
+  return () => clearInterval(timer);
 }

@@ -10,7 +10,7 @@ import type { Connected } from './connect.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
-import type { StreamHost } from './streams.js';
+import { watchConnection, type StreamHost } from './streams.js';
 
 /** The graphql-ws side of the endpoint. */
 export interface WebSocketTransport {
@@ -88,7 +88,7 @@ export function createWebSocketTransport(
       }
       let complete!: () => void;
       const completed = new Promise<void>((resolve) => (complete = resolve));
-      const operation = await start(fw, payload, { method: 'POST', onEnd: () => ctx.extra.running.delete(id) });
+      const operation = await start(fw, payload, { method: 'POST' });
       if (operation.kind === 'refused') return operation.errors.length > 0 ? operation.errors : [new GraphQLError(statusText(operation.status))];
       if (operation.kind === 'stream') ctx.extra.running.set(id, { results: operation.results, completed, complete });
       // graphql-ws runs what it is given: the args carry the started operation to `execute`/`subscribe` below.
@@ -99,23 +99,31 @@ export function createWebSocketTransport(
     execute: (args) => resultOf(started.get(args)),
     subscribe: (args) => resultOf(started.get(args)),
     onComplete(ctx, id) {
+      // After a stopped subscription's last message too: closing waits for it.
       ctx.extra.running.get(id)?.complete();
+      ctx.extra.running.delete(id);
     },
   });
 
   const onConnection = (socket: WebSocket, request: IncomingMessage, registration: StreamRegistration): (() => Promise<void>) => {
-    const { heartbeat, maxBufferedBytes, maxEventBytes } = streams().settings;
+    const settings = streams().settings;
+    const { heartbeat, maxBufferedBytes, maxEventBytes } = settings;
     const extra: Extra = { socket, request, fw: undefined, running: new Map() };
     let alive = true;
-    const beat =
-      heartbeat > 0
-        ? setInterval(() => {
-            // No pong since the last ping: the peer is gone without closing.
-            if (!alive) return socket.terminate();
-            alive = false;
-            socket.ping();
-          }, heartbeat)
-        : undefined;
+    let lastBeat = Date.now();
+    const unwatch = watchConnection(settings, () => socket.bufferedAmount, (stalled) => {
+      if (stalled) {
+        log(`GraphQL WebSocket closed: the client stopped reading (bytes unsent for streams.stallTimeout ${settings.stallTimeout} ms)`);
+        return socket.terminate();
+      }
+      const now = Date.now();
+      if (heartbeat <= 0 || now - lastBeat < heartbeat - 5) return;
+      lastBeat = now;
+      // No pong since the last ping: the peer is gone without closing.
+      if (!alive) return socket.terminate();
+      alive = false;
+      socket.ping();
+    });
     socket.on('pong', () => {
       alive = true;
     });
@@ -137,7 +145,9 @@ export function createWebSocketTransport(
         protocol: socket.protocol,
         send: (message) =>
           new Promise<void>((resolve, reject) => {
-            if (socket.readyState !== socket.OPEN) return resolve();
+            // Closed (or closing): nothing to send. Settled on a later turn, so a subscription whose
+            // source never waits for I/O cannot keep the event loop from seeing the close.
+            if (socket.readyState !== socket.OPEN) return void setImmediate(resolve);
             let data = message;
             // Measured only when it could be too large: most messages are far below the limit.
             if (data.length * 3 > maxEventBytes && Buffer.byteLength(data) > maxEventBytes) {
@@ -163,7 +173,7 @@ export function createWebSocketTransport(
       extra,
     );
     socket.once('close', (code, reason) => {
-      if (beat !== undefined) clearInterval(beat);
+      unwatch();
       open.delete(end);
       // The connection's fw context: its `signal` aborts now (resolvers waiting for an event stop
       // waiting). Its response stands for the connection and was never written.
