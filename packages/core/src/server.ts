@@ -70,6 +70,8 @@ export class NodeServer {
   /** Whether `close()` has started: requests are refused with 503. */
   closing = false;
   #closePromise: Promise<void> | undefined;
+  /** Sockets handed to an upgrade handler: node's server no longer tracks them, but still waits for them to close. */
+  readonly #upgraded = new Set<Duplex>();
   #stopRejectionLog: (() => void) | undefined;
 
   constructor(private readonly settings: ServerSettings) {}
@@ -112,7 +114,15 @@ export class NodeServer {
     this.closing = false;
     // Without a listener node serves an upgrade request as a plain request, which is what an app
     // whose plugins take no upgrades wants.
-    if (this.settings.takesUpgrades()) server.on('upgrade', this.settings.upgrade);
+    if (this.settings.takesUpgrades()) {
+      const upgraded = this.#upgraded;
+      const upgrade = this.settings.upgrade;
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        upgraded.add(socket);
+        socket.once('close', () => upgraded.delete(socket));
+        upgrade(req, socket, head);
+      });
+    }
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         this.server = undefined;
@@ -172,7 +182,12 @@ export class NodeServer {
             sweeper.unref();
             timers.push(sweeper);
           }, Math.min(IDLE_GRACE_MS, closeTimeout));
-          const force = setTimeout(() => server.closeAllConnections(), closeTimeout);
+          const force = setTimeout(() => {
+            server.closeAllConnections();
+            // An upgraded connection its plugin did not end by now is cut too: the server's own
+            // close waits for it, and nothing else would end it.
+            for (const socket of this.#upgraded) socket.destroy();
+          }, closeTimeout);
           timers = [grace, force];
           for (const timer of timers) timer.unref();
         });

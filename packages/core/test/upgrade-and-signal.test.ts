@@ -58,6 +58,22 @@ describe('host.onUpgrade()', () => {
     expect([res.status, res.text]).toEqual([200, 'plain']);
   });
 
+  it('cuts an upgraded connection its plugin left open when close() reaches closeTimeout', async () => {
+    const app = new Application({ closeTimeout: 300, onLog: () => undefined });
+    app.register({
+      name: 'holds',
+      setup: (host) => host.onUpgrade('/live', (_req, socket) => void socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n')),
+    });
+    const { port } = await app.listen(0, '127.0.0.1');
+    const conn = await RawConnection.open(port);
+    await conn.write(`GET /live HTTP/1.1\r\nHost: localhost\r\n${UPGRADE}\r\n`);
+    await conn.until((text) => text.includes('101 Switching Protocols'));
+    const start = Date.now();
+    await app.close();
+    expect(Date.now() - start).toBeLessThan(2000);
+    await conn.untilClosed();
+  });
+
   it('takes one handler per path and checks its arguments', async () => {
     await serve((_app, host) => {
       host.onUpgrade('/live', () => undefined);
