@@ -2,7 +2,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Route } from '@fw/core';
 import type { OpenAPIDocument } from '@fw/openapi';
 import { compareFiles } from './emit/check.js';
-import { missingPreviousWarnings, protoLocation } from './emit/proto-dir.js';
+import { leftoverWarnings, missingPreviousWarnings, protoLocation } from './emit/proto-dir.js';
 import { readCurrent, resolveTarget, writeAtomically } from './emit/write.js';
 import { loadCorePlugin, loadOpenAPI } from './internal/optional.js';
 import type { ProtocolManager } from './protocol-manager.js';
@@ -165,7 +165,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
       if (protos.length === 0) skipped.push({ kind: 'proto', reason: 'the gRPC server serves no operations (its .proto files are your own)' });
       for (const { file, text } of protos) plan('proto', inside(location.dir, file), location.root, file, text);
       const places = { cwd: process.cwd(), base, out };
-      warnings.push(...(await missingPreviousWarnings(protos, location, configured, places)));
+      warnings.push(...(await missingPreviousWarnings(protos, location, configured, places)), ...(await leftoverWarnings(location.dir, protos)));
     }
   }
 

@@ -81,6 +81,24 @@ describe('emit finds the committed .proto files', () => {
     expect(result.changes).toEqual([{ kind: 'proto', file: 'shop.proto', breaking: true, level: 'api', message: 'message shop.Order was removed' }]);
   });
 
+  it('compares a file generated under an older name with the new one, and warns about it once both are there', async () => {
+    const protos = join(dir, 'protos');
+    await mkdir(protos);
+    await writeFile(join(protos, 'legacy-shop.proto'), COMMITTED);
+    const { app } = grpcApp(protos);
+    const moved = await emit({ app, out: join(dir, 'schemas'), check: true });
+    expect(moved.changes).toEqual([
+      { kind: 'proto', file: 'legacy-shop.proto', breaking: true, level: 'api', message: 'file legacy-shop.proto was removed' },
+      { kind: 'proto', file: 'legacy-shop.proto', breaking: true, level: 'api', message: 'message shop.Order was removed' },
+      { kind: 'proto', file: 'shop.proto', breaking: false, message: 'file shop.proto was added' },
+    ]);
+    const warning = `${join(protos, 'legacy-shop.proto')} was generated for proto package shop, now generated as shop.proto: delete it once its numbers are in the new file`;
+    expect(moved.warnings).toEqual([warning]);
+    await emit({ app, out: join(dir, 'schemas') });
+    const again = await emit({ app, out: join(dir, 'schemas'), check: true });
+    expect([again.changes, again.warnings]).toEqual([[], [warning]]);
+  });
+
   it('says nothing when there was never a committed file', async () => {
     const { app } = grpcApp(undefined);
     const result = await emit({ app, out: join(dir, 'schemas'), base: dir });

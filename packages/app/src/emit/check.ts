@@ -1,32 +1,11 @@
-import { join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import type * as FsPromises from 'node:fs/promises';
 import type { PlannedFile, SchemaChange } from '../emit.js';
 import { loadGraphQL, loadGrpc } from '../internal/optional.js';
 import { findOpenAPIChanges } from './openapi-changes.js';
+import { generatedProtosIn, packageOf } from './proto-dir.js';
 
 const fs = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
-
-/** A generated .proto file says so near its top; the user's own files in the directory are not compared. */
-const GENERATED = /@fw\/grpc/;
-
-/** The committed generated .proto files under `dir` (name → text), so a package no longer generated shows as removed. */
-async function committedProtos(dir: string): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  let entries: string[];
-  try {
-    entries = await fs().readdir(dir, { recursive: true });
-  } catch {
-    return found;
-  }
-  for (const entry of entries.filter((name) => name.endsWith('.proto')).sort()) {
-    const text = await fs().readFile(join(dir, entry), 'utf8').catch(() => undefined);
-    if (text !== undefined && GENERATED.test(text.slice(0, 400))) found.set(entry.split(sep).join('/'), text);
-  }
-  return found;
-}
-
-/** The proto package a file declares, to say which file a change is in. */
-const packageOf = (text: string): string => /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1] ?? '';
 
 /**
  * Every change from the files there (`current[i]` is what `planned[i].path` holds now; the .proto
@@ -60,7 +39,10 @@ export async function compareFiles(planned: readonly PlannedFile[], current: Rea
       const text = await fs().readFile(join(protoDir, name), 'utf8').catch(() => undefined);
       if (text !== undefined) committed.set(name, text);
     }
-    for (const [name, text] of await committedProtos(protoDir)) if (!committed.has(name)) committed.set(name, text);
+    // Files generated before for packages now written under other names: compared as removed, unless
+    // the new file is there too (then the old one is a leftover emit warns about, defining the same names again).
+    const current = new Set([...committed.values()].map((text) => packageOf(text)));
+    for (const [name, text] of await generatedProtosIn(protoDir)) if (!committed.has(name) && !current.has(packageOf(text))) committed.set(name, text);
     const shown = relative(process.cwd(), protoDir) || protoDir;
     if (committed.size === 0) {
       changes.push({ kind: 'proto', file: [...generated.keys()].join(', '), breaking: false, message: `no committed .proto files in ${shown}: everything is new` });

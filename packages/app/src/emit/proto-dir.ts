@@ -59,13 +59,49 @@ async function findUnder(root: string, file: string): Promise<string[]> {
   return found.sort();
 }
 
-/** The proto package a file declares. */
-const packageOf = (text: string): string | undefined => /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1];
+/** The proto package a file declares ('' for none). */
+export const packageOf = (text: string): string => /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1] ?? '';
+
+/** A file `@fw/grpc` generated says so near its top; the user's own files in a directory are left alone. */
+const GENERATED = /@fw\/grpc/;
+
+/** The .proto files `@fw/grpc` generated under `dir` (name with '/' → text). */
+export async function generatedProtosIn(dir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let entries: string[];
+  try {
+    entries = await fs().readdir(dir, { recursive: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries.filter((name) => name.endsWith('.proto')).sort()) {
+    const text = await fs().readFile(join(dir, entry), 'utf8').catch(() => undefined);
+    if (text !== undefined && GENERATED.test(text.slice(0, 400))) found.set(entry.split(sep).join('/'), text);
+  }
+  return found;
+}
+
+/**
+ * One warning per file `@fw/grpc` generated in `dir` for a proto package it now generates under
+ * another name (the layout changed): left there, it defines the same names again for any tool
+ * that loads the directory.
+ */
+export async function leftoverWarnings(dir: string, generated: ReadonlyArray<{ file: string; text: string }>): Promise<string[]> {
+  const now = new Map(generated.map(({ file, text }) => [packageOf(text), file]));
+  const warnings: string[] = [];
+  for (const [name, text] of await generatedProtosIn(dir)) {
+    const replacement = now.get(packageOf(text));
+    if (replacement !== undefined && replacement !== name) {
+      warnings.push(`${join(dir, name)} was generated for proto package ${packageOf(text) || '(none)'}, now generated as ${replacement}: delete it once its numbers are in the new file`);
+    }
+  }
+  return warnings;
+}
 
 /** Whether `path` holds a file `@fw/grpc` generated (it says so at its top) for the proto package `pkg`. */
 async function isGeneratedFor(path: string, pkg: string | undefined): Promise<boolean> {
   const text = await fs().readFile(path, 'utf8').catch(() => undefined);
-  return text !== undefined && /@fw\/grpc/.test(text.slice(0, 400)) && packageOf(text) === pkg;
+  return text !== undefined && GENERATED.test(text.slice(0, 400)) && packageOf(text) === pkg;
 }
 
 /**
