@@ -1,7 +1,7 @@
 import { Application } from '@fw/core';
 import type { PluginHost } from '@fw/core/plugin';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, buildSchema } from 'graphql';
-import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, graphqlPlugin, validateGraphQLConfig } from '../src/index.js';
+import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, DEFAULT_GRAPHQL_SUBSCRIPTIONS, graphqlPlugin, validateGraphQLConfig } from '../src/index.js';
 
 const schema = buildSchema('type Query { hello: String }');
 
@@ -97,5 +97,24 @@ describe('graphqlPlugin', () => {
   it('publishes safe default limits', () => {
     expect(DEFAULT_GRAPHQL_LIMITS).toEqual({ maxDepth: 15, maxAliases: 30, maxRootFields: 20, maxDocumentSize: 65536, maxTokens: 15000, maxSelections: 2000, maxFieldPairs: 5000 });
     expect(Object.isFrozen(DEFAULT_GRAPHQL_LIMITS)).toBe(true);
+  });
+
+  it('publishes the subscription defaults', () => {
+    expect(DEFAULT_GRAPHQL_SUBSCRIPTIONS).toEqual({ sse: true, websocket: true, maxPerConnection: 100, connectionInitTimeout: 3000 });
+    expect(Object.isFrozen(DEFAULT_GRAPHQL_SUBSCRIPTIONS)).toBe(true);
+  });
+});
+
+describe('the subscriptions option', () => {
+  it('accepts false and every documented setting', () => {
+    expect(() => validateGraphQLConfig({ subscriptions: false })).not.toThrow();
+    expect(() => validateGraphQLConfig({ subscriptions: { sse: false, websocket: true, maxPerConnection: 5, connectionInitTimeout: 1000 } })).not.toThrow();
+  });
+
+  it('refuses unknown settings with the one meant, and values of the wrong type', () => {
+    expect(() => validateGraphQLConfig({ subscriptions: { maxPerConnexion: 5 } })).toThrow('unknown subscriptions option "maxPerConnexion"; did you mean "maxPerConnection"?');
+    expect(() => validateGraphQLConfig({ subscriptions: { sse: 'yes' } })).toThrow('`subscriptions.sse` must be a boolean, got the string "yes"');
+    expect(() => validateGraphQLConfig({ subscriptions: { connectionInitTimeout: 0 } })).toThrow('`subscriptions.connectionInitTimeout` must be a positive integer, got number 0');
+    expect(() => validateGraphQLConfig({ subscriptions: true })).toThrow('`subscriptions` must be an object or false, got boolean true');
   });
 });

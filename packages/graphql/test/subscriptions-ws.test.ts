@@ -37,7 +37,7 @@ const requireToken = (app: Application): void => {
 
 beforeAll(async () => {
   probe = createProbe();
-  served = await serve({ schema: subscriptionSchema(probe), subscriptions: { maxPerConnection: 3, connectionInitTimeout: 300 } }, requireToken);
+  served = await serve({ schema: subscriptionSchema(probe), subscriptions: { maxPerConnection: 3, connectionInitTimeout: 300 } }, requireToken, { bodyLimit: 65_536 });
   wsUrl = served.endpoint.replace(/^http/, 'ws');
 });
 
@@ -57,6 +57,11 @@ function rawSocket(onOpen: (socket: WebSocket) => void): Promise<{ code: number;
 }
 
 describe('GraphQL over WebSocket (graphql-ws)', () => {
+  it("closes a socket that sends a message larger than the app's bodyLimit with 1009", async () => {
+    const closed = await rawSocket((socket) => socket.send(JSON.stringify({ type: 'connection_init', payload: { padding: 'x'.repeat(70_000) } })));
+    expect(closed.code).toBe(1009);
+  });
+
   it('delivers every event of a subscription, then completes', async () => {
     const results = await collect(client().iterate({ query: 'subscription { count(to: 3) }' }));
     expect(results).toEqual([{ data: { count: 1 } }, { data: { count: 2 } }, { data: { count: 3 } }]);
@@ -126,5 +131,29 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     ]);
     expect((await open[0]!.next()).value).toEqual({ data: { ticks: 2 } });
     await Promise.all(open.map(async (iterator) => iterator.return?.(undefined)));
+  });
+});
+
+describe('with subscriptions off', () => {
+  let off: Served;
+
+  beforeAll(async () => {
+    off = await serve({ schema: subscriptionSchema(createProbe()), subscriptions: false });
+  });
+
+  afterAll(async () => {
+    await off.close();
+  });
+
+  it('takes no WebSocket upgrade (the request is answered as a GET without a query, 400) and answers an event-stream request as GraphQL over HTTP does (406)', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(off.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.once('open', () => reject(new Error('the upgrade was accepted')));
+      socket.once('error', () => undefined);
+    });
+    expect(status).toBe(400);
+    const res = await fetch(off.endpoint, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json' }, body: JSON.stringify({ query: 'subscription { ticks }' }) });
+    expect(res.status).toBe(406);
   });
 });
