@@ -79,7 +79,6 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   #variables: ContextVariables | undefined = undefined;
   /** Made when `signal` is first read (or a stream ends): a request that never reads it pays nothing. */
   #abort: AbortController | undefined = undefined;
-  #abortReason: unknown = undefined;
   readonly #queryStart: number;
 
   constructor(req: IncomingMessage, res: ServerResponse, settings: ContextSettings) {
@@ -160,8 +159,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
       controller = new AbortController();
       this.#abort = controller;
       const res = this.res;
-      if (this.#abortReason !== undefined) controller.abort(this.#abortReason);
-      else if (res.destroyed && !res.writableFinished) controller.abort(clientLeft());
+      if (res.destroyed && !res.writableFinished) controller.abort(clientLeft());
       else if (typeof res.once === 'function') {
         res.once('close', () => {
           if (!res.writableFinished) this[ABORT](clientLeft());
@@ -171,12 +169,10 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     return controller.signal;
   }
 
-  /** @internal Aborts `signal` with `reason` (kept for a signal read later). */
+  /** @internal Aborts `signal` with `reason` (made now if it was never read, so a later read sees it aborted). */
   [ABORT](reason: unknown): void {
-    if (this.#abortReason !== undefined) return;
-    this.#abortReason = reason;
-    const controller = this.#abort;
-    if (controller !== undefined && !controller.signal.aborted) controller.abort(reason);
+    const controller = (this.#abort ??= new AbortController());
+    if (!controller.signal.aborted) controller.abort(reason);
   }
 
   /** @internal A server-sent events stream for this request, registered with the app's limits (throws 429/503). */
