@@ -69,10 +69,16 @@ describe('findProtoChanges', () => {
     ]);
   });
 
-  it('says a renamed field breaks JSON, a changed presence or cardinality the API and the wire', () => {
+  it('says a renamed field breaks JSON, a changed presence the API, a changed cardinality or oneof the wire', () => {
     expect(changes(V1.replace('string street = 1;', 'string road = 1;'))).toEqual(['json: field 1 of shop.Address was renamed from street to road']);
     expect(changes(V1.replace('optional string phone = 1;', 'string phone = 1;'))).toEqual(['api: field 1 of shop.PlaceInput (phone) lost explicit presence (optional)']);
     expect(changes(V1.replace('repeated string lines = 2;', 'string lines = 2;'))).toEqual(['wire: field 2 of shop.Order (lines) changed from repeated to singular']);
+    expect(changes(V1.replace('string street = 1; string city = 2;', 'oneof place { string street = 1; string city = 2; }'))).toEqual([
+      'wire: field 1 of shop.Address (street) moved from no oneof to oneof place',
+      'wire: field 2 of shop.Address (city) moved from no oneof to oneof place',
+      'api: field 1 of shop.Address (street) gained explicit presence (optional)',
+      'api: field 2 of shop.Address (city) gained explicit presence (optional)',
+    ]);
   });
 
   it('follows a renamed message from the rpc that reaches it and reports the rename alone when its fields are the same', () => {

@@ -229,6 +229,9 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
     if (cardinality(was) === 'singular' && cardinality(is) === 'singular' && hasPresence(was) !== hasPresence(is)) {
       add('api', path, `${number} (${was.name}) ${hasPresence(is) ? 'gained' : 'lost'} explicit presence (optional)`);
     }
+    const oneof = (field: protobuf.Field): string => (field.partOf !== null && field.options?.proto3_optional !== true ? `oneof ${field.partOf.name}` : 'no oneof');
+    // A real oneof clears its other members when one is read: moving a field in or out changes what a message decodes to.
+    if (oneof(was) !== oneof(is)) add('wire', path, `${number} (${was.name}) moved from ${oneof(was)} to ${oneof(is)}`);
     if (was.name !== is.name) add('json', path, `${number} was renamed from ${was.name} to ${is.name}`);
   };
 
