@@ -202,6 +202,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     let iterator: AsyncIterator<T | Tracked<T>>;
     let stream: SseStream;
     try {
+      if (typeof events?.[Symbol.asyncIterator] !== 'function') throw new TypeError('ctx.sse() expects an async iterable (an async generator, a subscription)');
       iterator = events[Symbol.asyncIterator]();
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown

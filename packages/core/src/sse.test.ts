@@ -146,6 +146,13 @@ describe('ctx.sse()', () => {
     expect(ran).toBe(false);
   });
 
+  it('answers 500 and logs a TypeError when given something that is not an async iterable', async () => {
+    const { app, logged } = appWith();
+    app.get('/array', (ctx) => ctx.sse([1, 2] as unknown as AsyncIterable<number>));
+    expect((await app.inject('/array')).statusCode).toBe(500);
+    expect(String(logged[0]?.[1])).toBe('TypeError: ctx.sse() expects an async iterable (an async generator, a subscription)');
+  });
+
   it('reads Last-Event-ID as ctx.lastEventId', async () => {
     const { app } = appWith();
     app.get('/resume', (ctx) => ctx.json({ after: ctx.lastEventId ?? null }));
