@@ -49,7 +49,7 @@ describe('GraphQL without a schema', () => {
     const app = new Application({ onLog: () => undefined });
     const plugin = graphqlPlugin({});
     app.register(plugin).operation(touch);
-    expect(() => plugin.getSchema()).toThrow(/no operation is a query \(only mutations: "touch"\): GraphQL needs a query type/);
+    expect(() => plugin.getSchema()).toThrow(/no operation is a query \(only mutations or subscriptions: "touch"\): GraphQL needs a query type/);
     await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(/no operation is a query/);
   });
 

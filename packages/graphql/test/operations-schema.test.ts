@@ -343,7 +343,7 @@ describe('what cannot map', () => {
     ['a scalar name', query('n', { output: t.enum(['A'], { name: 'String' }) }), /^Operation "n": output: the type name "String" is GraphQL's own/],
     ['an object without fields', query('empty', { output: t.object({ nested: t.object({}) }) }), /^Operation "empty": output\.nested: an object with no fields cannot map to GraphQL/],
     ['an operation name that is not a GraphQL name', query('get-book', { output: t.string() }), /^Operation "get-book": name: "get-book" is not a valid GraphQL field name/],
-    ['an unknown graphql type', defineTestOperation({ name: 'sub', graphql: { type: 'subscription' as 'query' }, output: t.string(), handler: () => '' }), /^Operation "sub": graphql\.type: must be "query" or "mutation", got "subscription"/],
+    ['an unknown graphql type', defineTestOperation({ name: 'sub', graphql: { type: 'event' as 'query' }, output: t.string(), handler: () => '' }), /^Operation "sub": graphql\.type: must be "query", "mutation" or "subscription", got "event"/],
   ];
   for (const [what, op, message] of cases) {
     it(`refuses ${what}, naming the operation and the path`, () => {

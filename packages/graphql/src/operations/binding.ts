@@ -1,12 +1,12 @@
 /** Where an operation is served over GraphQL (`graphql` of `defineOperation`). */
 export interface OperationGraphQL {
-  /** The root type the operation's field is on. */
-  readonly type: 'query' | 'mutation';
+  /** The root type the operation's field is on: `subscription` for a streaming operation (and only for one). */
+  readonly type: 'query' | 'mutation' | 'subscription';
   /**
    * How the field takes the operation's input: `'flat'`, an argument per input field
    * (`book(id: ID!)`), or `'input'`, one argument `input` of the input type
    * (`addBook(input: AddBookInput!)`).
-   * @default 'flat' for a query, 'input' for a mutation
+   * @default 'flat' for a query or a subscription, 'input' for a mutation
    */
   readonly args?: 'flat' | 'input' | undefined;
 }

@@ -36,11 +36,17 @@ export interface OperationSchema {
   readonly queries: ReadonlyMap<string, Operation>;
   /** The same for the mutation root type. */
   readonly mutations: ReadonlyMap<string, Operation>;
+  /** The same for the subscription root type (streaming operations). */
+  readonly subscriptions: ReadonlyMap<string, Operation>;
 }
+
+type RootKind = 'query' | 'mutation' | 'subscription';
+const ROOT_NAMES: Record<RootKind, string> = { query: 'Query', mutation: 'Mutation', subscription: 'Subscription' };
+const ROOT_NODES: Record<RootKind, OperationTypeNode> = { query: OperationTypeNode.QUERY, mutation: OperationTypeNode.MUTATION, subscription: OperationTypeNode.SUBSCRIPTION };
 
 /**
  * The schema that serves `operations`: generated from them alone, or the user's schema with their
- * fields added to its query and mutation types (a mutation type made when it has none) and their
+ * fields added to its query, mutation and subscription types (each made when it has none) and their
  * types beside its own. A field or type name the user's schema already has is an error naming
  * both. Types are listed by name, so the printed schema does not depend on registration order.
  * A schema with no query type is returned as it is (operations may still be being registered);
@@ -53,7 +59,8 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
   if (user === undefined) {
     const query = rootType('Query', generated.query);
     const mutation = rootType('Mutation', generated.mutation);
-    schema = withTypesByName({ query, mutation, types: [...generated.types.values()] });
+    const subscription = rootType('Subscription', generated.subscription);
+    schema = withTypesByName({ query, mutation, subscription, types: [...generated.types.values()] });
   } else {
     for (const [name, type] of generated.types) {
       if (user.getType(name) !== undefined) {
@@ -63,11 +70,12 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
       }
     }
     const definitions: DefinitionNode[] = [];
-    const roots: Array<{ kind: 'query' | 'mutation'; fields: readonly OperationField[]; existing: GraphQLObjectType | null | undefined }> = [
+    const roots: Array<{ kind: RootKind; fields: readonly OperationField[]; existing: GraphQLObjectType | null | undefined }> = [
       { kind: 'query', fields: generated.query, existing: user.getQueryType() },
       { kind: 'mutation', fields: generated.mutation, existing: user.getMutationType() },
+      { kind: 'subscription', fields: generated.subscription, existing: user.getSubscriptionType() },
     ];
-    const added: Partial<Record<'query' | 'mutation', string>> = {};
+    const added: Partial<Record<RootKind, string>> = {};
     for (const { kind, fields, existing } of roots) {
       if (fields.length === 0) continue;
       const nodes = fields.map(fieldNode);
@@ -80,7 +88,7 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
         }
         definitions.push({ kind: Kind.OBJECT_TYPE_EXTENSION, name: { kind: Kind.NAME, value: existing.name }, fields: nodes });
       } else {
-        const name = kind === 'query' ? 'Query' : 'Mutation';
+        const name = ROOT_NAMES[kind];
         if (user.getType(name) !== undefined) {
           throw new Error(
             `Operation "${fields[0]!.operation.name}": your GraphQL schema has a type named "${name}" that is not its ${kind} type, so the ${kind} type for operations cannot be made: rename that type`,
@@ -94,12 +102,12 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
     // The generated types join the user's; graphql's extendSchema then adds the root fields and
     // rebuilds every type that refers to a root type.
     const base = new GraphQLSchema({ ...config, types: [...types, ...generated.types.values()] });
-    if (added.query !== undefined || added.mutation !== undefined) {
+    if (Object.keys(added).length > 0) {
       definitions.push({
         kind: Kind.SCHEMA_EXTENSION,
-        operationTypes: Object.entries(added).map(([operation, name]) => ({
+        operationTypes: (Object.entries(added) as Array<[RootKind, string]>).map(([operation, name]) => ({
           kind: Kind.OPERATION_TYPE_DEFINITION,
-          operation: operation === 'query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION,
+          operation: ROOT_NODES[operation],
           type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: name } },
         })),
       });
@@ -113,6 +121,7 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
     schema,
     queries: new Map(generated.query.map(({ operation }) => [operation.name, operation])),
     mutations: new Map(generated.mutation.map(({ operation }) => [operation.name, operation])),
+    subscriptions: new Map(generated.subscription.map(({ operation }) => [operation.name, operation])),
   };
 }
 

@@ -1,5 +1,5 @@
-import { type InputOrigin, type Operation, type RequestContext, type TypeShape } from '@fw/core';
-import { runOperation, typeNames } from '@fw/core/plugin';
+import { type InputOrigin, type Operation, type RequestContext, type StreamEvent, type TypeShape } from '@fw/core';
+import { runOperation, runStreamOperation, typeNames } from '@fw/core/plugin';
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildOperationSchema, type OperationSchema } from './schema.js';
 import { argumentsOf } from './types.js';
@@ -93,7 +93,7 @@ export class OperationSchemas implements SchemaSource {
     this.#checked = undefined;
     if (built.schema.getQueryType() == null) {
       throw new Error(
-        `GraphQL is enabled without a schema and no operation is a query (only mutations: ${ops.map((op) => `"${op.name}"`).join(', ')}): GraphQL needs a query type, so give an operation graphql: { type: "query" } or pass { schema }.`,
+        `GraphQL is enabled without a schema and no operation is a query (only mutations or subscriptions: ${ops.map((op) => `"${op.name}"`).join(', ')}): GraphQL needs a query type, so give an operation graphql: { type: "query" } or pass { schema }.`,
       );
     }
     return { schema: built.schema, rootFor: withResolvers(built, this.#user) };
@@ -142,7 +142,7 @@ function isRequestRoot(source: unknown): source is RequestRoot {
  * resolver: the resolvers' `contextValue` stays whatever the user's `context` gives, and documents
  * stay compilable by graphql-jit, which passes the root value to root fields as graphql-js does.
  */
-function withResolvers({ schema, queries, mutations }: OperationSchema, user: GraphQLSchema | undefined): (ctx: RequestContext, rootValue: unknown) => unknown {
+function withResolvers({ schema, queries, mutations, subscriptions }: OperationSchema, user: GraphQLSchema | undefined): (ctx: RequestContext, rootValue: unknown) => unknown {
   const roots: Array<[GraphQLObjectType | null | undefined, ReadonlyMap<string, Operation>, GraphQLObjectType | null | undefined]> = [
     [schema.getQueryType(), queries, user?.getQueryType()],
     [schema.getMutationType(), mutations, user?.getMutationType()],
@@ -152,16 +152,10 @@ function withResolvers({ schema, queries, mutations }: OperationSchema, user: Gr
     if (type == null || type === own) continue;
     for (const field of Object.values(type.getFields())) {
       const op = operations.get(field.name);
-      if (op !== undefined && argumentsOf(op) === 'flat') {
-        // The arguments are the input's fields: graphql-js gives an object with those sent (and defaults).
+      if (op !== undefined) {
         field.resolve = (source, args: Record<string, unknown>) => {
           if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
-          return runOperation(op, source[CONTEXT], nullsAsAbsent(op.input, args));
-        };
-      } else if (op !== undefined) {
-        field.resolve = (source, args: Record<string, unknown>) => {
-          if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was executed without the fw request context`);
-          return runOperation(op, source[CONTEXT], args.input == null ? {} : nullsAsAbsent(op.input, args.input), ARGUMENT_ORIGIN);
+          return runOperation(op, source[CONTEXT], inputOf(op, args), originOf(op));
         };
       } else {
         const resolve: FieldResolver = field.resolve ?? defaultFieldResolver;
@@ -169,7 +163,38 @@ function withResolvers({ schema, queries, mutations }: OperationSchema, user: Gr
       }
     }
   }
+  const subscription = schema.getSubscriptionType();
+  if (subscription != null && subscription !== user?.getSubscriptionType()) {
+    for (const field of Object.values(subscription.getFields())) {
+      const op = subscriptions.get(field.name);
+      if (op !== undefined) {
+        // A streaming operation's events are the subscription's source stream: the operation opens
+        // (middleware, validation) before the first event, and graphql-js returns the iterator
+        // when the client leaves, which runs the handler's finally. Each event's data is the field.
+        field.subscribe = (source, args: Record<string, unknown>) => {
+          if (!isRequestRoot(source)) throw new Error(`Operation "${op.name}" was subscribed to without the fw request context`);
+          return runStreamOperation(op, source[CONTEXT], inputOf(op, args), originOf(op));
+        };
+        field.resolve = (event: StreamEvent<unknown>) => event.data;
+      } else {
+        // The user's own subscription fields open their streams with the configured root value.
+        const subscribe: FieldResolver = field.subscribe ?? defaultFieldResolver;
+        field.subscribe = (source, args: Record<string, unknown>, contextValue, info) => subscribe(isRequestRoot(source) ? source[USER_ROOT] : source, args, contextValue, info);
+      }
+    }
+  }
   return requestRoot;
+}
+
+/** The operation's raw input from a root field's arguments: the flat arguments themselves, or the `input` argument. */
+function inputOf(op: Operation, args: Record<string, unknown>): unknown {
+  if (argumentsOf(op) === 'flat') return nullsAsAbsent(op.input, args);
+  return args.input == null ? {} : nullsAsAbsent(op.input, args.input);
+}
+
+/** How field errors are named: by the argument itself when the arguments are flat, else `input.<path>`. */
+function originOf(op: Operation): InputOrigin | undefined {
+  return argumentsOf(op) === 'flat' ? undefined : ARGUMENT_ORIGIN;
 }
 
 /**

@@ -66,6 +66,7 @@ export interface OperationTypes {
   /** The root fields, by operation type, in operation name order. */
   readonly query: readonly OperationField[];
   readonly mutation: readonly OperationField[];
+  readonly subscription: readonly OperationField[];
   /** Every named type generated (objects, input objects, enums, DateTime), by name. */
   readonly types: ReadonlyMap<string, GraphQLNamedType>;
   /** Where each generated name was first wanted (`operation "getBook" at output`). */
@@ -235,7 +236,11 @@ class TypeBuilder {
   field(op: Operation): GraphQLFieldConfig<unknown, unknown> {
     if (!isGraphQLName(op.name)) throw operationError(op, 'name', `"${op.name}" is not a valid GraphQL field name (letters, digits and _, not starting with a digit or __)`);
     const kind = op.graphql?.type;
-    if (kind !== 'query' && kind !== 'mutation') throw operationError(op, 'graphql.type', `must be "query" or "mutation", got ${JSON.stringify(kind)}`);
+    if (kind !== 'query' && kind !== 'mutation' && kind !== 'subscription') {
+      throw operationError(op, 'graphql.type', `must be "query", "mutation" or "subscription", got ${JSON.stringify(kind)}`);
+    }
+    if (op.stream === true && kind !== 'subscription') throw operationError(op, 'graphql.type', `a streaming operation is a field of Subscription: graphql: { type: 'subscription' }, not "${kind}"`);
+    if (op.stream !== true && kind === 'subscription') throw operationError(op, 'graphql.type', 'only a streaming operation (stream: true) can be a subscription');
     if (op.input.kind !== 'object') throw operationError(op, 'input', 'the input must be an object');
     const args: GraphQLFieldConfig<unknown, unknown>['args'] = {};
     if (argumentsOf(op) === 'flat') {
@@ -321,11 +326,10 @@ function describeField(field: FieldShape): string | undefined {
 export function buildOperationTypes(operations: readonly Operation[], names: TypeNames): OperationTypes {
   const graphql = [...operations].filter((op) => op.graphql !== undefined).sort(byName);
   const builder = new TypeBuilder(names, outputObjects(graphql));
-  const query: OperationField[] = [];
-  const mutation: OperationField[] = [];
+  const roots: Record<'query' | 'mutation' | 'subscription', OperationField[]> = { query: [], mutation: [], subscription: [] };
   for (const op of graphql) {
     const config = builder.field(op);
-    (op.graphql!.type === 'query' ? query : mutation).push({ operation: op, config });
+    roots[op.graphql!.type].push({ operation: op, config });
   }
   const types = new Map<string, GraphQLNamedType>();
   const origins = new Map<string, string>();
@@ -333,7 +337,7 @@ export function buildOperationTypes(operations: readonly Operation[], names: Typ
     types.set(name, claim.type);
     origins.set(name, claim.where);
   }
-  return { query, mutation, types, origins };
+  return { ...roots, types, origins };
 }
 
 /** The object schemas the operations' outputs hold, at any depth. */
