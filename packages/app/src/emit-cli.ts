@@ -101,7 +101,7 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
 }
 
 /** Exit code of `fw emit --check` when a change breaks existing clients (1 stays "the command failed"). */
-export const BREAKING_EXIT_CODE = 2;
+const BREAKING_EXIT_CODE = 2;
 
 /**
  * Prints `--check`'s findings: one line per change, those that break clients first
