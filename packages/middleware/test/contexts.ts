@@ -32,6 +32,7 @@ export function callContext(init: CallContextInit = {}): RequestContext & { read
     statusCode: init.statusCode ?? 0,
     procedure: { service: 'shop.Orders', method: path.slice(path.lastIndexOf('/') + 1) },
     user: init.user,
+    signal: new AbortController().signal,
     sent,
     setHeader:
       init.setHeader ??

@@ -90,6 +90,7 @@ class GrpcCallContext implements RequestContext {
   grpcCode: number | undefined = undefined;
   statusCode = 0;
   readonly metadata = new Map<string, string>();
+  readonly signal = new AbortController().signal;
   readonly #variables = new ContextVariables();
   // Declared, not defined: present only once tracing has put them there.
   declare trace?: RequestContext['trace'];
