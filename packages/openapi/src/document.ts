@@ -256,8 +256,14 @@ class DocumentBuilder {
     return { parameters, requestBody: { required: Array.isArray(rest.required), content: { 'application/json': { schema: body } } } };
   }
 
-  /** The success response of an operation: `rest.status` (200) with its output, or no body for 204. */
+  /**
+   * The success response of an operation: `rest.status` (200) with its output, or no body for 204;
+   * a streaming operation's route answers 200 with server-sent events, each event's data one output value.
+   */
   private operationResponse(op: Operation): Record<string, unknown> {
+    if (op.stream === true) {
+      return { '200': { description: 'A stream of server-sent events (text/event-stream): each event\'s `data` is one value of this schema as JSON, its `id` a resume point for `Last-Event-ID`; an `error` event carries the error body and ends the stream', schema: op.schemas.output, contentType: 'text/event-stream' } };
+    }
     const status = op.rest?.status ?? 200;
     return { [String(status)]: NO_BODY_STATUSES.has(status) ? null : op.schemas.output };
   }

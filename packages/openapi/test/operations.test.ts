@@ -281,3 +281,31 @@ describe('the README example of operations', () => {
     });
   });
 });
+
+describe('a streaming operation', () => {
+  const Tick = z.object({ n: z.number().int(), at: z.string() }).meta({ id: 'Tick' });
+  const ticks = defineOperation({
+    name: 'ticks',
+    description: 'Ticks of a clock',
+    input: z.object({ every: z.coerce.number().int().positive().optional() }),
+    output: Tick,
+    stream: true,
+    handler: async function* () {
+      yield { n: 1, at: 'now' };
+    },
+    rest: { method: 'GET', path: '/ticks' },
+  });
+
+  it("answers 200 text/event-stream whose events each carry one output value, not a JSON body", () => {
+    const app = new Application();
+    app.operation(ticks);
+    const doc = openapi(app);
+    const operation = doc.paths['/ticks']!.get!;
+    const ok = operation.responses['200'] as { description: string; content: Record<string, unknown> };
+    expect(Object.keys(ok.content)).toEqual(['text/event-stream']);
+    expect(ok.content['text/event-stream']).toEqual({ schema: ref('schemas', 'Tick') });
+    expect(ok.description).toMatch(/server-sent events/i);
+    expect(operation.parameters?.map((p) => ('name' in p ? p.name : undefined))).toEqual(['every']);
+    validateOpenAPI(doc);
+  });
+});
