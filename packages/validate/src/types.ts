@@ -242,6 +242,12 @@ export type StreamOperationHandler<I extends Zod4ObjectSchema, O extends Zod4Sch
 export interface OperationGraphQLDefinition {
   /** The root type the operation's field is on: `subscription` for a streaming operation (and only for one). */
   readonly type: 'query' | 'mutation' | 'subscription';
+  /**
+   * How the field takes the input: `'flat'`, an argument per input field (`book(id: ID!)`), or
+   * `'input'`, one argument `input` of the input type (`addBook(input: AddBookInput!)`).
+   * @default 'flat' for a query or a subscription, 'input' for a mutation
+   */
+  readonly args?: 'flat' | 'input';
 }
 
 /** Where a unary operation is served over GraphQL. */
@@ -287,6 +293,12 @@ export interface StreamOperationDefinition<
   name: string;
   /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
   description?: string;
+  /** Clients should stop calling the operation (GraphQL `@deprecated`, proto `option deprecated`, OpenAPI `deprecated`). @default false */
+  deprecated?: boolean;
+  /** Why the operation is deprecated and what to call instead; given alone, it deprecates the operation. */
+  deprecationReason?: string;
+  /** Former names the operation is still served under, deprecated: a GraphQL field and a gRPC method of each. @default [] */
+  aliases?: readonly string[];
   /** The input: a zod 4 object schema, validated once, before the first event. */
   input: I;
   /** The schema of one event: every event is checked and shaped by it. */
@@ -345,6 +357,12 @@ export interface OperationDefinition<
   name: string;
   /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
   description?: string;
+  /** Clients should stop calling the operation (GraphQL `@deprecated`, proto `option deprecated`, OpenAPI `deprecated`). @default false */
+  deprecated?: boolean;
+  /** Why the operation is deprecated and what to call instead; given alone, it deprecates the operation. */
+  deprecationReason?: string;
+  /** Former names the operation is still served under, deprecated: a GraphQL field and a gRPC method of each. @default [] */
+  aliases?: readonly string[];
   /** The input: a zod 4 object schema. */
   input: I;
   /** The output: any zod 4 schema that can be served (see the README's table). */
@@ -379,6 +397,12 @@ export interface AnyOperationDefinition<
   name: string;
   /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
   description?: string;
+  /** Clients should stop calling the operation (GraphQL `@deprecated`, proto `option deprecated`, OpenAPI `deprecated`). @default false */
+  deprecated?: boolean;
+  /** Why the operation is deprecated and what to call instead; given alone, it deprecates the operation. */
+  deprecationReason?: string;
+  /** Former names the operation is still served under, deprecated: a GraphQL field and a gRPC method of each. @default [] */
+  aliases?: readonly string[];
   /** The input: a zod 4 object schema (validated before the handler runs, or before a stream's first event). */
   input: I;
   /** The output: any zod 4 schema that can be served (see the README's table); for a stream, the schema of one event. */

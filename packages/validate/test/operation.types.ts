@@ -251,3 +251,45 @@ defineOperation({
   rest: { path: '/x' },
   handler: () => ({ orderId: 'o1', at: new Date() }),
 });
+
+// How GraphQL takes the arguments is typed, and kept as given.
+const addNote = defineOperation({
+  name: 'addNote',
+  input: z.object({ text: z.string() }),
+  output: z.string(),
+  graphql: { type: 'mutation', args: 'flat' },
+  handler: ({ text }) => text,
+});
+type _args = Expect<Equal<typeof addNote.graphql, { readonly type: 'mutation'; readonly args: 'flat' }>>;
+
+defineOperation({
+  name: 'badArgs',
+  input: z.object({}),
+  output: z.string(),
+  // @ts-expect-error -- graphql.args is 'flat' or 'input'
+  graphql: { type: 'query', args: 'nested' },
+  handler: () => 'x',
+});
+
+// Deprecation and the former names of a renamed operation.
+const findBook = defineOperation({
+  name: 'findBook',
+  input: z.object({ id: z.string() }),
+  output: z.string(),
+  deprecated: true,
+  deprecationReason: 'use book',
+  aliases: ['getBookById'],
+  handler: ({ id }) => id,
+});
+type _aliases = Expect<Equal<typeof findBook.aliases, readonly string[] | undefined>>;
+type _deprecated = Expect<Equal<typeof findBook.deprecated, boolean | undefined>>;
+new Application().operation(addNote).operation(findBook);
+
+defineOperation({
+  name: 'badDeprecation',
+  input: z.object({}),
+  output: z.string(),
+  // @ts-expect-error -- the reason goes in deprecationReason
+  deprecated: 'use book',
+  handler: () => 'x',
+});

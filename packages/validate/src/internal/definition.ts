@@ -13,6 +13,11 @@ import { child, isZod3, isZod4, kindOf, TRANSPARENT, type ZodNode } from './zod4
 export interface CheckedDefinition {
   name: string;
   description: string | undefined;
+  /** True when the operation is deprecated (a reason alone deprecates it too). */
+  deprecated: boolean;
+  deprecationReason: string | undefined;
+  /** Former names, frozen; undefined when none are given. */
+  aliases: readonly string[] | undefined;
   input: ZodNode;
   output: ZodNode;
   handler: (input: unknown, ctx: RequestContext) => unknown;
@@ -32,9 +37,9 @@ const QUERY_METHODS = new Set(['GET', 'DELETE']);
 const ZOD3 = "is a zod 3 schema: operations need zod 4 (import { z } from 'zod' with zod 4, or from 'zod/v4' with zod 3.25)";
 
 const KEYS = {
-  definition: ['name', 'description', 'input', 'output', 'stream', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
+  definition: ['name', 'description', 'deprecated', 'deprecationReason', 'aliases', 'input', 'output', 'stream', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
   rest: ['method', 'path', 'status', 'accepts'],
-  graphql: ['type'],
+  graphql: ['type', 'args'],
   grpc: ['service', 'method'],
 } as const;
 
@@ -57,6 +62,8 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
   if (!NAME.test(given.name)) fail(`name must match ${String(NAME)} (it is the GraphQL field name)`);
   unknownKeys(given, KEYS.definition, '', fail);
   if (given.description !== undefined && typeof given.description !== 'string') fail('description must be a string');
+  const deprecation = deprecationOf(given, fail);
+  const aliases = given.aliases === undefined ? undefined : aliasList(given.aliases, given.name, fail);
   const input = schema(given.input, 'input', fail);
   if (input._zod.def.type !== 'object') fail(`input must be a zod 4 object schema (z.object({ ... })), got ${kindOf(input)}`);
   const output = schema(given.output, 'output', fail);
@@ -66,6 +73,8 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
   return {
     name: given.name,
     description: given.description as string | undefined,
+    ...deprecation,
+    aliases,
     input,
     output,
     handler: given.handler as CheckedDefinition['handler'],
@@ -161,6 +170,29 @@ function refusesStrings(node: ZodNode): { kind: string; use: string } | undefine
   return undefined;
 }
 
+/** `deprecated` and `deprecationReason`, named as a field's `.meta()` names them: a reason alone deprecates. */
+function deprecationOf(given: Record<string, unknown>, fail: Fail): { deprecated: boolean; deprecationReason: string | undefined } {
+  const { deprecated, deprecationReason } = given;
+  if (deprecated !== undefined && typeof deprecated !== 'boolean') fail(`deprecated must be true or false, got ${show(deprecated)}`);
+  if (deprecationReason === undefined) return { deprecated: deprecated === true, deprecationReason: undefined };
+  if (typeof deprecationReason !== 'string' || deprecationReason.trim() === '') return fail(`deprecationReason must be a non-empty string, got ${show(deprecationReason)}`);
+  if (deprecated === false) fail('deprecationReason is for a deprecated operation: drop deprecated: false');
+  return { deprecated: true, deprecationReason };
+}
+
+/** The former names of a renamed operation: names as `name` is, none twice, not the name itself. */
+function aliasList(value: unknown, name: string, fail: Fail): readonly string[] {
+  if (!Array.isArray(value)) return fail(`aliases must be a list of the operation's former names, got ${showList(value)}`);
+  const seen = new Set<string>();
+  for (const [i, alias] of (value as unknown[]).entries()) {
+    if (typeof alias !== 'string' || !NAME.test(alias)) fail(`aliases[${i}] must match ${String(NAME)} (a former operation name), got ${show(alias)}`);
+    if (alias === name) fail(`aliases[${i}] is the operation's own name`);
+    if (seen.has(alias)) fail(`aliases[${i}] ${show(alias)} is given twice`);
+    seen.add(alias);
+  }
+  return Object.freeze([...(value as string[])]);
+}
+
 function graphql(value: unknown, stream: boolean, fail: Fail): OperationGraphQL {
   const given = record(value, 'graphql must be an object { type }', fail);
   unknownKeys(given, KEYS.graphql, 'graphql.', fail);
@@ -169,7 +201,9 @@ function graphql(value: unknown, stream: boolean, fail: Fail): OperationGraphQL 
   } else if (given.type === 'subscription') {
     fail('graphql.type "subscription" is for streaming operations: add stream: true and make the handler an async generator');
   } else if (given.type !== 'query' && given.type !== 'mutation') fail(`graphql.type must be "query" or "mutation", got ${show(given.type)}`);
-  return Object.freeze({ type: given.type });
+  const { args } = given;
+  if (args !== undefined && args !== 'flat' && args !== 'input') fail(`graphql.args must be "flat" or "input", got ${show(args)}`);
+  return Object.freeze({ type: given.type, ...(args === undefined ? {} : { args }) });
 }
 
 function grpc(value: unknown, fail: Fail): OperationGrpc {
