@@ -4,16 +4,19 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { EventSource } from 'eventsource';
+import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
+import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { z } from 'zod';
 import { createApp, type App } from '@fw/app';
 import { tracked } from '@fw/app/core';
 import { authenticate, createPubSub, rateLimit, requireRole } from '@fw/app/middleware';
 import { defineOperation } from '@fw/app/validate';
 
-// One streaming operation served on REST (server-sent events) and gRPC (a server stream), each read
-// by the client its users use. Subscribed on every protocol at once, they get the same events in the
-// same order; refused, they get the same refusal before any event. (GraphQL's subscription of an
-// operation joins once the generated schema has the Subscription type.)
+// One streaming operation served on REST (server-sent events), GraphQL (a subscription, over
+// graphql-sse and over graphql-ws) and gRPC (a server stream), each read by the client its users
+// use. Subscribed on every protocol at once, they get the same events in the same order; refused,
+// they get the same refusal before any event.
 
 const OrderEvent = z.object({ orderId: z.string(), status: z.enum(['placed', 'shipped', 'delivered']) }).meta({ id: 'OrderEvent' });
 type OrderEventOut = z.output<typeof OrderEvent>;
@@ -46,8 +49,24 @@ const orderEvents = defineOperation({
     }
   },
   rest: { method: 'GET', path: '/orders/events' },
+  graphql: { type: 'subscription' },
   grpc: { service: 'shop.Orders' },
 });
+
+// GraphQL needs a query type beside the subscription.
+const ping = defineOperation({
+  name: 'ping',
+  input: z.object({}),
+  output: z.object({ ok: z.boolean() }),
+  handler: async () => ({ ok: true }),
+  graphql: { type: 'query' },
+});
+
+/** One GraphQL result as either client reads it. */
+interface WireResult {
+  readonly data?: unknown;
+  readonly errors?: ReadonlyArray<{ readonly message: string; readonly extensions?: { readonly status?: unknown } }>;
+}
 
 /** What a client got: the events, or the refusal as an HTTP status and message. */
 type Refusal = { status: number; message: string };
@@ -88,7 +107,7 @@ interface Subscriber {
   leave(): void;
 }
 
-describe('one streaming operation on REST (SSE) and gRPC at once', () => {
+describe('one streaming operation on REST (SSE), GraphQL (graphql-sse, graphql-ws) and gRPC at once', () => {
   let app: App;
   let base: string;
   let grpcClient: grpc.Client;
@@ -96,8 +115,8 @@ describe('one streaming operation on REST (SSE) and gRPC at once', () => {
   const leaving: Array<() => void> = [];
 
   beforeAll(async () => {
-    app = createApp({ onLog: () => undefined, protocols: { grpc: { port: 0, host: '127.0.0.1' } } });
-    app.operation(orderEvents);
+    app = createApp({ onLog: () => undefined, protocols: { graphql: {}, grpc: { port: 0, host: '127.0.0.1' } } });
+    app.operation(orderEvents).operation(ping);
     protoDir = await mkdtemp(join(tmpdir(), 'fw-streams-'));
     const files = app.getProtocolManager()!.grpc!.generateProtos();
     for (const { file, text } of files) {
@@ -157,6 +176,74 @@ describe('one streaming operation on REST (SSE) and gRPC at once', () => {
     return { events, ids, refused, leave };
   }
 
+  const SUBSCRIPTION = 'subscription($orderId: String) { orderEvents(orderId: $orderId) { orderId status } }';
+
+  /** A GraphQL refusal, however the transport carries it (errors in a result, an HTTP status, a close code), as a status and message. */
+  async function graphqlRefusal(err: unknown): Promise<Refusal | undefined> {
+    const errors = Array.isArray(err) ? (err as WireResult['errors']) : (err as WireResult | undefined)?.errors;
+    const first = errors?.[0];
+    if (first !== undefined) return { status: Number(first.extensions?.status), message: first.message };
+    const response = (err as { response?: Response } | undefined)?.response;
+    // graphql-sse's client rejects a refused request (a real HTTP status) with its response: the body is a GraphQL result.
+    if (response !== undefined) {
+      const body = (await response.json()) as WireResult;
+      return { status: response.status, message: String(body.errors?.[0]?.message) };
+    }
+    const close = err as { code?: number; reason?: string } | undefined;
+    if (typeof close?.code === 'number') return { status: close.code, message: String(close.reason) };
+    throw err;
+  }
+
+  /** Reads a GraphQL subscription's results: events from `data`, a refusal from the first `errors`. */
+  function readResults(results: AsyncIterable<WireResult>, leave: () => void): Subscriber {
+    const events: OrderEventOut[] = [];
+    const refused = (async (): Promise<Refusal | undefined> => {
+      try {
+        for await (const result of results) {
+          if (result.errors !== undefined) return graphqlRefusal(result.errors);
+          events.push((result.data as { orderEvents: OrderEventOut }).orderEvents);
+        }
+        return undefined;
+      } catch (err) {
+        return graphqlRefusal(err);
+      }
+    })();
+    leaving.push(leave);
+    return { events, ids: [], refused, leave };
+  }
+
+  /** GraphQL over server-sent events: graphql-sse's client (distinct connections mode). */
+  function graphqlSse(input: { orderId?: string }, token?: string, quota?: string, lastEventId?: string): Subscriber {
+    const headers = { ...headersOf(token, quota), ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) };
+    const client: SseClient = createSseClient({ url: `${base}/graphql`, headers, retryAttempts: 0 });
+    const results = client.iterate({ query: SUBSCRIPTION, variables: input });
+    return readResults(results, () => {
+      void results.return?.();
+      client.dispose();
+    });
+  }
+
+  /** GraphQL over WebSocket: graphql-ws's client with `ws`; the token goes in connection_init, the quota header with the upgrade. */
+  function graphqlWs(input: { orderId?: string }, token?: string, quota?: string): Subscriber {
+    const upgradeHeaders = headersOf(undefined, quota);
+    class WebSocketWithHeaders extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: upgradeHeaders });
+      }
+    }
+    const client: WsClient = createWsClient({
+      url: `${base.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocketWithHeaders,
+      connectionParams: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+    const results = client.iterate({ query: SUBSCRIPTION, variables: input });
+    return readResults(results, () => {
+      void results.return?.();
+      void client.dispose();
+    });
+  }
+
   /** gRPC: grpc-js reading the server stream of the generated proto. */
   function rpc(input: { orderId?: string }, token?: string, quota?: string, lastEventId?: string): Subscriber {
     const metadata = new grpc.Metadata();
@@ -178,6 +265,9 @@ describe('one streaming operation on REST (SSE) and gRPC at once', () => {
   function everywhere(input: { orderId?: string }, token?: string, quota?: (protocol: string) => string, lastEventId?: string): Subscriber[] {
     return [
       rest(input, token, quota?.('rest'), lastEventId),
+      graphqlSse(input, token, quota?.('graphql-sse'), lastEventId),
+      // graphql-ws carries no per-subscription last event id yet (the contract's extensions.lastEventId).
+      ...(lastEventId === undefined ? [graphqlWs(input, token, quota?.('graphql-ws'))] : []),
       rpc(input, token, quota?.('grpc'), lastEventId),
     ];
   }
@@ -208,7 +298,7 @@ describe('one streaming operation on REST (SSE) and gRPC at once', () => {
     for (const subscriber of subscribers) expect(subscriber.events).toEqual(mine);
   });
 
-  it('resumes after the last event id on every protocol (the Last-Event-ID header, last-event-id metadata)', async () => {
+  it('resumes after the last event id on REST, GraphQL over SSE and gRPC (the Last-Event-ID header, last-event-id metadata)', async () => {
     const ids: string[] = [];
     for (const event of published) ids.push(await bus.publish('orders', event));
     const subscribers = everywhere({}, 'good', undefined, ids[0]);
@@ -264,7 +354,7 @@ describe('one streaming operation on REST (SSE) and gRPC at once', () => {
     expect(bus.subscribers('orders')).toBe(0);
     expect(await text).toMatch(/retry: \d+\n\n$/);
     const endings = await Promise.all(subscribers.map((s) => s.refused));
-    // SSE ends with retry:; gRPC ends UNAVAILABLE, which clients retry.
+    // SSE and GraphQL end (SSE with retry:, GraphQL with complete); gRPC ends UNAVAILABLE, which clients retry.
     expect(endings).toEqual(subscribers.map((_, i) => (i === subscribers.length - 1 ? { status: 503, message: expect.stringMatching(/shutting down/) as unknown } : undefined)));
   });
 });
