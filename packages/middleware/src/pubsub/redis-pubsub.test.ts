@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '../../test/redis.js';
+import { freePort, startRedis, type RedisServer } from '../../test/redis.js';
 import { createPubSub, DEFAULT_PUBSUB_PREFIX, RedisPubSub, type PubSub, type PubSubMessage, type Subscription } from '../index.js';
 
 // A real redis-server per test file; when it is not installed these tests fail (never skip).
@@ -159,5 +159,19 @@ describe('createPubSub({ redis }) across a reconnection', () => {
     expect((await take(subscription, 1)).map((m) => m.data)).toEqual([4]);
     expect(subscription.queued).toBe(0);
     await subscription.return();
+  });
+});
+
+describe('createPubSub({ redis }) when Redis cannot be reached', () => {
+  it('fails the subscription with the reason instead of waiting, and keeps no subscriber', async () => {
+    const unreachable = new Redis(await freePort(), '127.0.0.1', { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    unreachable.on('error', () => undefined);
+    const bus = createPubSub({ redis: unreachable, onError: () => undefined });
+    const subscription = bus.subscribe('down');
+    await expect(subscription.next()).rejects.toThrow(/enableOfflineQueue|Connection is closed|ECONNREFUSED/);
+    expect(bus.subscribers('down')).toBe(0);
+    await expect(bus.publish('down', 1)).rejects.toThrow();
+    await bus.close();
+    unreachable.disconnect();
   });
 });
