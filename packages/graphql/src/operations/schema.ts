@@ -32,7 +32,7 @@ import { buildOperationTypes, type OperationField } from './types.js';
 /** A schema serving operations, and which root fields they are. */
 export interface OperationSchema {
   readonly schema: GraphQLSchema;
-  /** The operation behind each generated field of the query root type, by field name. */
+  /** The operation behind each generated field of the query root type, by field name (a former name too). */
   readonly queries: ReadonlyMap<string, Operation>;
   /** The same for the mutation root type. */
   readonly mutations: ReadonlyMap<string, Operation>;
@@ -81,9 +81,9 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
       const nodes = fields.map(fieldNode);
       if (existing) {
         const own = existing.getFields();
-        for (const { operation } of fields) {
-          if (own[operation.name] !== undefined) {
-            throw new Error(`Operation "${operation.name}": the field ${existing.name}.${operation.name} is already defined by your GraphQL schema: rename the operation or the field`);
+        for (const { name, operation } of fields) {
+          if (own[name] !== undefined) {
+            throw new Error(`Operation "${operation.name}": the field ${existing.name}.${name} is already defined by your GraphQL schema: rename the operation or the field`);
           }
         }
         definitions.push({ kind: Kind.OBJECT_TYPE_EXTENSION, name: { kind: Kind.NAME, value: existing.name }, fields: nodes });
@@ -119,15 +119,15 @@ export function buildOperationSchema(user: GraphQLSchema | undefined, operations
   if (errors.length > 0) throw new Error(`GraphQL operations: the schema made with them is not valid: ${errors.map((error) => error.message).join('; ')}`);
   return {
     schema,
-    queries: new Map(generated.query.map(({ operation }) => [operation.name, operation])),
-    mutations: new Map(generated.mutation.map(({ operation }) => [operation.name, operation])),
-    subscriptions: new Map(generated.subscription.map(({ operation }) => [operation.name, operation])),
+    queries: new Map(generated.query.map(({ name, operation }) => [name, operation])),
+    mutations: new Map(generated.mutation.map(({ name, operation }) => [name, operation])),
+    subscriptions: new Map(generated.subscription.map(({ name, operation }) => [name, operation])),
   };
 }
 
 function rootType(name: string, fields: readonly OperationField[]): GraphQLObjectType | undefined {
   if (fields.length === 0) return undefined;
-  return new GraphQLObjectType({ name, fields: Object.fromEntries(fields.map(({ operation, config }) => [operation.name, config])) });
+  return new GraphQLObjectType({ name, fields: Object.fromEntries(fields.map((field) => [field.name, field.config])) });
 }
 
 /**
@@ -155,7 +155,7 @@ function kindOf(type: GraphQLNamedType): string {
 }
 
 /** The AST of an operation's root field, for extendSchema. */
-function fieldNode({ operation, config }: OperationField): FieldDefinitionNode {
+function fieldNode({ name, config }: OperationField): FieldDefinitionNode {
   const args = Object.entries(config.args ?? {}).map(([name, arg]): InputValueDefinitionNode => {
     const value = arg.defaultValue === undefined ? undefined : astFromValue(arg.defaultValue, arg.type);
     return {
@@ -169,10 +169,11 @@ function fieldNode({ operation, config }: OperationField): FieldDefinitionNode {
   });
   return {
     kind: Kind.FIELD_DEFINITION,
-    name: { kind: Kind.NAME, value: operation.name },
+    name: { kind: Kind.NAME, value: name },
     ...(config.description != null ? { description: { kind: Kind.STRING, value: config.description } } : {}),
     arguments: args,
     type: typeNode(config.type),
+    ...(config.deprecationReason != null ? { directives: [deprecatedNode(config.deprecationReason)] } : {}),
   };
 }
 

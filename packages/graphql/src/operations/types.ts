@@ -42,6 +42,9 @@ const SCALARS: Record<ScalarKind, GraphQLScalarType> = {
   datetime: GraphQLDateTime,
 };
 
+/** The generated root types' names. */
+const ROOT_TYPE_NAMES = { query: 'Query', mutation: 'Mutation', subscription: 'Subscription' } as const;
+
 /** Names a schema may not give its types: they are GraphQL's own, or the root types. */
 const RESERVED = new Set(['String', 'Int', 'Float', 'Boolean', 'ID', 'Query', 'Mutation', 'Subscription']);
 
@@ -55,15 +58,17 @@ interface Claim {
   readonly where: string;
 }
 
-/** A root field generated for an operation. */
+/** A root field generated for an operation: its own, or one of a former name (`aliases`). */
 export interface OperationField {
+  /** The field name: the operation's name, or a former one. */
+  readonly name: string;
   readonly operation: Operation;
   readonly config: GraphQLFieldConfig<unknown, unknown>;
 }
 
 /** What a set of operations maps to. */
 export interface OperationTypes {
-  /** The root fields, by operation type, in operation name order. */
+  /** The root fields, by operation type, in field name order. */
   readonly query: readonly OperationField[];
   readonly mutation: readonly OperationField[];
   readonly subscription: readonly OperationField[];
@@ -243,16 +248,17 @@ class TypeBuilder {
     if (op.stream !== true && kind === 'subscription') throw operationError(op, 'graphql.type', 'only a streaming operation (stream: true) can be a subscription');
     if (op.input.kind !== 'object') throw operationError(op, 'input', 'the input must be an object');
     const args: GraphQLFieldConfig<unknown, unknown>['args'] = {};
+    const deprecationReason = operationDeprecation(op);
     if (argumentsOf(op) === 'flat') {
       for (const [field, path] of checkedFields(op, op.input, 'input', true)) args[field.name] = this.inputField(op, field, path);
-      return { type: this.output(op, op.output, 'output'), args: inSchemaOrder(op.input, args), description: op.description };
+      return { type: this.output(op, op.output, 'output'), args: inSchemaOrder(op.input, args), description: op.description, deprecationReason };
     }
     if (op.input.fields.length > 0) {
       const input = this.inputObject(op, op.input, 'input');
       // Optional as a whole when every field is.
       args.input = { type: op.input.fields.every((field) => field.optional) ? input : new GraphQLNonNull(input) };
     }
-    return { type: this.output(op, op.output, 'output'), args, description: op.description };
+    return { type: this.output(op, op.output, 'output'), args, description: op.description, deprecationReason };
   }
 }
 
@@ -289,6 +295,12 @@ export function argumentsOf(op: Operation): 'flat' | 'input' {
   if (args === undefined) return op.graphql?.type === 'mutation' ? 'input' : 'flat';
   if (args !== 'flat' && args !== 'input') throw operationError(op, 'graphql.args', `must be "flat" or "input", got ${JSON.stringify(args)}`);
   return args;
+}
+
+/** The reason a deprecated operation's field gives (graphql's default when the operation gives none), or undefined. */
+function operationDeprecation(op: Operation): string | undefined {
+  if (typeof op.deprecationReason === 'string' && op.deprecationReason.trim() !== '') return op.deprecationReason;
+  return op.deprecated === true ? DEFAULT_DEPRECATION_REASON : undefined;
 }
 
 /** The reason a deprecated field gives (graphql's default when the schema gives none), or undefined. */
@@ -329,7 +341,22 @@ export function buildOperationTypes(operations: readonly Operation[], names: Typ
   const roots: Record<'query' | 'mutation' | 'subscription', OperationField[]> = { query: [], mutation: [], subscription: [] };
   for (const op of graphql) {
     const config = builder.field(op);
-    roots[op.graphql!.type].push({ operation: op, config });
+    const root = roots[op.graphql!.type];
+    root.push({ name: op.name, operation: op, config });
+    // A former name is the same field under that name, deprecated: its clients keep working and are told the new name.
+    for (const alias of op.aliases ?? []) root.push({ name: alias, operation: op, config: { ...config, deprecationReason: `renamed to ${op.name}` } });
+  }
+  for (const [kind, fields] of Object.entries(roots)) {
+    fields.sort(byName);
+    fields.forEach((field, i) => {
+      const previous = fields[i - 1];
+      if (previous?.name !== field.name) return;
+      const [served, former] = previous.name === previous.operation.name ? [previous, field] : [field, previous];
+      const what = served.name === served.operation.name ? `served by operation "${served.operation.name}"` : `a former name of operation "${served.operation.name}"`;
+      throw new Error(
+        `GraphQL operations: the field ${ROOT_TYPE_NAMES[kind as keyof typeof roots]}.${field.name} is ${what} and is also a former name of operation "${former.operation.name}": drop the alias or rename one of them`,
+      );
+    });
   }
   const types = new Map<string, GraphQLNamedType>();
   const origins = new Map<string, string>();

@@ -1,0 +1,119 @@
+import { Application, type Operation } from '@fw/core';
+import { buildSchema } from 'graphql';
+import { graphqlPlugin, type GraphQLConfig, type GraphQLPlugin } from '../src/index.js';
+import { defineTestOperation, t, type TestOperationDefinition } from './fixtures/operation.js';
+import { gql, serve, type Served } from './helpers.js';
+
+// An operation's own deprecation, and the former names a renamed operation is still served under:
+// a deprecated root field each, which runs the same operation.
+
+type Definition = Omit<TestOperationDefinition, 'name' | 'graphql' | 'handler'> & Partial<Pick<TestOperationDefinition, 'handler'>>;
+
+function query(name: string, def: Definition): Operation {
+  return defineTestOperation({ name, graphql: { type: 'query' }, handler: () => null, ...def });
+}
+
+function mutation(name: string, def: Definition): Operation {
+  return defineTestOperation({ name, graphql: { type: 'mutation' }, handler: () => null, ...def });
+}
+
+function appWith(ops: readonly Operation[], config: GraphQLConfig = {}): { app: Application; plugin: GraphQLPlugin } {
+  const app = new Application();
+  const plugin = graphqlPlugin(config);
+  app.register(plugin);
+  for (const op of ops) app.operation(op);
+  return { app, plugin };
+}
+
+function sdl(ops: readonly Operation[], config: GraphQLConfig = {}): string {
+  return appWith(ops, config).plugin.printSchema();
+}
+
+function refusal(ops: readonly Operation[], config: GraphQLConfig = {}): string {
+  try {
+    appWith(ops, config).plugin.printSchema();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('expected a refusal');
+}
+
+const Book = t.object({ id: t.id(), title: t.string() }, { name: 'Book' });
+
+describe('a deprecated operation', () => {
+  it('is a root field marked @deprecated with its reason, or graphql\'s default reason without one', () => {
+    const out = sdl([
+      query('book', { input: t.object({ id: t.id() }), output: Book, deprecated: true, deprecationReason: 'Use bookById' }),
+      mutation('touch', { input: t.object({ id: t.id() }), output: t.string(), deprecated: true }),
+    ]);
+    expect(out).toContain('book(id: ID!): Book! @deprecated(reason: "Use bookById")');
+    expect(out).toContain('touch(input: TouchInput!): String! @deprecated');
+    expect(out).not.toContain('touch(input: TouchInput!): String! @deprecated(');
+  });
+
+  it('is marked @deprecated when the operations extend a schema of your own', () => {
+    const user = buildSchema('type Query { hello: String }');
+    const out = sdl([query('book', { input: t.object({ id: t.id() }), output: Book, deprecationReason: 'Use bookById', deprecated: true })], { schema: user });
+    expect(out).toContain('book(id: ID!): Book! @deprecated(reason: "Use bookById")');
+  });
+
+  it('is not marked when it is not deprecated', () => {
+    expect(sdl([query('book', { input: t.object({ id: t.id() }), output: Book })])).not.toContain('@deprecated');
+  });
+});
+
+describe('a renamed operation with aliases', () => {
+  const ops = (): Operation[] => [
+    query('bookById', { description: 'One book', input: t.object({ id: t.id() }), output: Book, aliases: ['book', 'getBook'], handler: ({ id }) => ({ id, title: `title of ${String(id)}` }) }),
+    mutation('createBook', { input: t.object({ title: t.string() }), output: Book, aliases: ['addBook'], handler: ({ title }) => ({ id: 'b1', title }) }),
+  ];
+
+  it('has a root field of each former name, with the same arguments and type, deprecated as renamed', () => {
+    const out = sdl(ops());
+    expect(out).toContain('"""One book"""\n  bookById(id: ID!): Book!');
+    expect(out).toContain('"""One book"""\n  book(id: ID!): Book! @deprecated(reason: "renamed to bookById")');
+    expect(out).toContain('getBook(id: ID!): Book! @deprecated(reason: "renamed to bookById")');
+    // One input type for the operation, whichever field a client calls.
+    expect(out).toContain('createBook(input: CreateBookInput!): Book!');
+    expect(out).toContain('addBook(input: CreateBookInput!): Book! @deprecated(reason: "renamed to createBook")');
+    expect(out).not.toContain('AddBookInput');
+  });
+
+  it('keeps the former fields when the operations extend a schema of your own', () => {
+    const out = sdl(ops(), { schema: buildSchema('type Query { hello: String }') });
+    expect(out).toContain('book(id: ID!): Book! @deprecated(reason: "renamed to bookById")');
+    expect(out).toContain('addBook(input: CreateBookInput!): Book! @deprecated(reason: "renamed to createBook")');
+  });
+
+  it('refuses a former name another operation has now', () => {
+    expect(refusal([query('bookById', { output: t.string(), aliases: ['ping'] }), query('ping', { output: t.string() })])).toBe(
+      'GraphQL operations: the field Query.ping is served by operation "ping" and is also a former name of operation "bookById": drop the alias or rename one of them',
+    );
+  });
+
+  it('refuses a former name your own schema defines', () => {
+    expect(refusal([query('bookById', { output: t.string(), aliases: ['hello'] })], { schema: buildSchema('type Query { hello: String }') })).toBe(
+      'Operation "bookById": the field Query.hello is already defined by your GraphQL schema: rename the operation or the field',
+    );
+  });
+
+  describe('served', () => {
+    let server: Served;
+    beforeAll(async () => {
+      server = await serve({}, (app) => ops().forEach((op) => app.operation(op)));
+    });
+    afterAll(() => server.close());
+
+    it('answers a client that still queries the former name, running the renamed operation', async () => {
+      const res = await gql(server.endpoint, { query: '{ old: book(id: "b7") { id title } older: getBook(id: "b8") { title } now: bookById(id: "b9") { id } }' });
+      expect(res.body).toEqual({ data: { old: { id: 'b7', title: 'title of b7' }, older: { title: 'title of b8' }, now: { id: 'b9' } } });
+    });
+
+    it('answers a mutation sent under the former name, with the operation\'s validation', async () => {
+      const ok = await gql(server.endpoint, { query: 'mutation { addBook(input: { title: "Dune" }) { id title } }' });
+      expect(ok.body).toEqual({ data: { addBook: { id: 'b1', title: 'Dune' } } });
+      const bad = await gql(server.endpoint, { query: 'mutation ($input: CreateBookInput!) { addBook(input: $input) { id } }', variables: { input: {} } });
+      expect(bad.body.errors[0].message).toContain('title');
+    });
+  });
+});
