@@ -58,3 +58,5 @@ export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracing
 export type * from '@fw/tracing';
 export { metricsPlugin } from './root/metrics.js';
 export type * from '@fw/metrics';
+export { start } from './start/primary.js';
+export type { StartedApp, StartOptions } from './start/primary.js';

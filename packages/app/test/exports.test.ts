@@ -18,7 +18,7 @@ import * as validate from '@fw/validate';
 
 /** The names the interface spec and the README document, from the package that owns each. */
 const DOCUMENTED = {
-  app: ['createApp', 'emit'],
+  app: ['createApp', 'emit', 'start'],
   core: ['Router', 'HTTPError', 'compose', 'withMeta', 'Application', 'Context', 'isHTTPError'],
   middleware: ['cors', 'logger', 'rateLimit', 'authenticate', 'requireRole', 'jwtVerifier', 'MemoryStore', 'RedisStore'],
   validate: ['validate', 'createHandler', 'defineOperation'],
@@ -103,8 +103,8 @@ describe('the @fw/app root', () => {
     expect(missing).toEqual([]);
   });
 
-  it('exports exactly createApp, emit, every value of @fw/core and every function and class of the other packages', () => {
-    expect(sorted(Object.keys(app))).toEqual(sorted(['createApp', 'emit', ...OWNERS.flatMap(rootNamesOf)]));
+  it('exports exactly createApp, emit, start, every value of @fw/core and every function and class of the other packages', () => {
+    expect(sorted(Object.keys(app))).toEqual(sorted(['createApp', 'emit', 'start', ...OWNERS.flatMap(rootNamesOf)]));
   });
 
   it.each(OWNERS)('gives the same object as @fw/app/%s for every name of that package', async (owner) => {

@@ -3,6 +3,11 @@ import type { MemoryStoreConfig, RateLimitHit, RateLimitStore } from './types.js
 /** Most keys a memory store keeps when `maxKeys` is not given. */
 export const DEFAULT_MEMORY_STORE_MAX_KEYS = 100_000;
 
+/** Whether this process is a node:cluster worker. getBuiltinModule gives the module object itself, which the types describe as a namespace. */
+function isClusterWorker(): boolean {
+  return (process.getBuiltinModule('node:cluster') as unknown as { isWorker: boolean }).isWorker;
+}
+
 /** Expired windows dropped per call at most, so one request never pays for a huge backlog. */
 const SWEEP_BATCH = 1000;
 
@@ -17,7 +22,8 @@ interface Window {
  * Memory stays bounded: the Map is kept in least-recently-used order (every hit moves its key to
  * the end), so keys nobody uses any more sit at the front, where expired windows are dropped as
  * requests come in, a batch at a time; past `maxKeys` the least recently used key is dropped, so a
- * flood of new keys cannot push out the windows of clients that keep coming.
+ * flood of new keys cannot push out the windows of clients that keep coming. It refuses to be made in
+ * a cluster worker (`fw start --workers`), where each worker would count alone: use `RedisStore`.
  * @example
  * app.use(rateLimit({ store: new MemoryStore({ maxKeys: 50_000 }) }));
  */
@@ -34,6 +40,15 @@ export class MemoryStore implements RateLimitStore {
   private newest: string | undefined = undefined;
 
   constructor(config: MemoryStoreConfig = {}) {
+    // Each worker of a cluster (`fw start --workers`) would keep its own counts: the limit would be
+    // multiplied by the number of workers, without a word.
+    if (isClusterWorker()) {
+      throw new Error(
+        'MemoryStore keeps its counts in one process, and this is one of several cluster workers (fw start --workers): ' +
+          'each would allow maxRequests, so the limit would be multiplied by the number of workers. ' +
+          'Use a store every worker and instance shares: rateLimit({ store: new RedisStore({ client }) }) with an ioredis client.',
+      );
+    }
     const maxKeys = config.maxKeys ?? DEFAULT_MEMORY_STORE_MAX_KEYS;
     if (typeof maxKeys !== 'number' || !Number.isInteger(maxKeys) || maxKeys < 1) {
       throw new TypeError(`MemoryStore: maxKeys must be a whole number >= 1, got ${String(maxKeys)}`);

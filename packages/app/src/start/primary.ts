@@ -1,0 +1,321 @@
+import cluster, { type Worker } from 'node:cluster';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { StartError } from './load-app.js';
+import { isFwMessage, WORKER_ENV, type PrimaryMessage, type WorkerAddress, type WorkerMessage } from './messages.js';
+import { mergePrometheusText } from './prometheus-merge.js';
+import { supportsReusePort } from './reuse-port.js';
+
+/** Options of `start()` (and of `fw start`). */
+export interface StartOptions {
+  /** The app module: it exports the app as `fw emit` expects (default export or `app`, not listening). */
+  module: string;
+  /** How many worker processes serve the app. @default os.availableParallelism() */
+  workers?: number;
+  /** The HTTP port (0: a free one, chosen once for every worker). @default the PORT environment variable, else the app's `port` */
+  port?: number;
+  /** The interface to bind. @default the HOST environment variable, else the app's `host` */
+  host?: string;
+  /** More environment variables for the workers (beside this process's own). @default {} */
+  env?: Record<string, string>;
+  /** Where a relative `module` is resolved from. @default process.cwd() */
+  cwd?: string;
+  /** Handle SIGHUP (rolling restart) and SIGTERM/SIGINT (stop, then exit) in this process. @default false (`fw start`: true) */
+  signals?: boolean;
+  /** Restart backoff after a worker dies: the first wait, doubled at each death in a row up to `max`, in ms. @default { initial: 100, max: 10000 } */
+  backoff?: { initial?: number; max?: number };
+  /** How long a worker told to shut down may take before it is killed, in ms. @default 60000 */
+  stopTimeout?: number;
+  /** Where the primary's own lines go. @default stderr */
+  onLog?: (message: string) => void;
+}
+
+/** A running `fw start`: the primary's view of its workers. */
+export interface StartedApp {
+  /** `http://<host>:<port>` every worker serves. */
+  readonly url: string;
+  /** The HTTP port, shared by every worker. */
+  readonly port: number;
+  /** The gRPC address every worker serves, when the app serves gRPC. */
+  readonly grpc: WorkerAddress | undefined;
+  /** The process ids of the workers serving now. */
+  readonly pids: number[];
+  /** Whether this Node offers SO_REUSEPORT (`reusePort` on listen); the workers share ports through the primary either way. */
+  readonly reusePort: boolean;
+  /** Replaces every worker, one at a time: each new one is ready before the old one is told to drain. */
+  restart(): Promise<void>;
+  /** Every worker's Prometheus text, summed ('' when the app has no metrics). */
+  metrics(): Promise<string>;
+  /** Shuts every worker down in order (not ready, the delay, the drain, the flush); resolves to 0 when all exited 0, else 1. */
+  stop(): Promise<number>;
+}
+
+/** The defaults of `start()`. */
+export const START_DEFAULTS = Object.freeze({ backoff: Object.freeze({ initial: 100, max: 10_000 }), stopTimeout: 60_000 });
+
+/** A worker that stayed up this long resets the backoff. */
+const HEALTHY_AFTER = 10_000;
+/** How long the primary waits for a worker's own Prometheus text. */
+const SCRAPE_TIMEOUT = 2000;
+
+interface Slot {
+  worker: Worker;
+  state: 'starting' | 'ready' | 'stopping';
+  readyAt?: number;
+  ready: Promise<Extract<WorkerMessage, { fw: 'ready' }>>;
+  exited: Promise<number>;
+}
+
+/**
+ * Runs the app module in `workers` processes with node:cluster, sharing the HTTP and gRPC ports;
+ * resolves once every worker is ready. A worker that dies is replaced (after a backoff that grows
+ * while they keep dying); `restart()` replaces them one at a time with no refused request;
+ * `stop()` shuts them down in order. Call it from the process that should be the primary.
+ * @example
+ * const running = await start({ module: 'dist/app.js', workers: 2, port: 3000 });
+ * process.on('SIGHUP', () => void running.restart());
+ */
+export async function start(options: StartOptions): Promise<StartedApp> {
+  if (!cluster.isPrimary) throw new StartError('start() runs in the primary process, not in a cluster worker');
+  const count = options.workers ?? availableParallelism();
+  if (!Number.isInteger(count) || count < 1) throw new StartError(`workers must be a whole number >= 1, got ${String(options.workers)}`);
+  const log = options.onLog ?? ((message: string) => void process.stderr.write(`fw: ${message}\n`));
+  const file = resolve(options.cwd ?? process.cwd(), options.module);
+  const envPort = process.env.PORT;
+  let port = options.port ?? (envPort === undefined || envPort === '' ? undefined : Number(envPort));
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new StartError(`port must be a whole number from 0 to 65535, got ${String(port)}`);
+  const host = options.host ?? (process.env.HOST === '' ? undefined : process.env.HOST);
+  // Port 0 is chosen here once: in a cluster, two listen(0) of one worker (HTTP and gRPC) would be
+  // the same shared handle.
+  if (port === 0) port = await freePort(host);
+  const backoff = { ...START_DEFAULTS.backoff, ...options.backoff };
+  const stopTimeout = options.stopTimeout ?? START_DEFAULTS.stopTimeout;
+
+  cluster.setupPrimary({ exec: workerEntry(), args: [], silent: false });
+  const env: Record<string, string> = { ...options.env, FW_START_WORKER: '1', [WORKER_ENV.module]: file };
+  if (port !== undefined) env[WORKER_ENV.port] = String(port);
+  if (host !== undefined) env[WORKER_ENV.host] = host;
+
+  const slots = new Set<Slot>();
+  let stopping: Promise<number> | undefined;
+  let restarting: Promise<void> | undefined;
+  let deathsInARow = 0;
+  let latest: Extract<WorkerMessage, { fw: 'ready' }> | undefined;
+  const scrapes = new Map<number, (message: Extract<WorkerMessage, { fw: 'scraped' }>) => void>();
+  let nextScrape = 1;
+
+  const scrapeOne = (slot: Slot): Promise<string | undefined> => {
+    const id = nextScrape++;
+    return new Promise((done) => {
+      const timer = setTimeout(() => finish(undefined), SCRAPE_TIMEOUT);
+      const finish = (text: string | undefined): void => {
+        clearTimeout(timer);
+        scrapes.delete(id);
+        done(text);
+      };
+      scrapes.set(id, (message) => finish(message.text));
+      slot.exited.then(() => finish(undefined), () => finish(undefined));
+      if (!sendTo(slot.worker, { fw: 'scrape', id })) finish(undefined);
+    });
+  };
+  const metrics = async (): Promise<string> => {
+    // Every worker that serves (a draining one still counts what it served).
+    const texts = await Promise.all([...slots].filter((slot) => slot.state !== 'starting').map(scrapeOne));
+    return mergePrometheusText(texts.filter((text): text is string => text !== undefined));
+  };
+
+  const fork = (): Slot => {
+    const worker = cluster.fork(env);
+    const forkedAt = Date.now();
+    let onReady!: (message: Extract<WorkerMessage, { fw: 'ready' }>) => void;
+    let onFailed!: (error: Error) => void;
+    const ready = new Promise<Extract<WorkerMessage, { fw: 'ready' }>>((resolveReady, rejectReady) => {
+      onReady = resolveReady;
+      onFailed = rejectReady;
+    });
+    ready.catch(() => undefined);
+    let failure: string | undefined;
+    const slot: Slot = {
+      worker,
+      state: 'starting',
+      ready,
+      exited: new Promise((resolveExit) => {
+        worker.once('exit', (code, signal) => {
+          slots.delete(slot);
+          onFailed(new StartError(failure ?? `worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before it was ready`));
+          resolveExit(code ?? 1);
+          const expected = slot.state === 'stopping' || stopping !== undefined;
+          if (!expected) replace(slot, code, signal, Date.now() - (slot.readyAt ?? forkedAt));
+        });
+      }),
+    };
+    worker.on('message', (message: unknown) => {
+      if (!isFwMessage<WorkerMessage>(message)) return;
+      if (message.fw === 'ready') {
+        slot.state = slot.state === 'starting' ? 'ready' : slot.state;
+        slot.readyAt = Date.now();
+        latest = message;
+        onReady(message);
+      } else if (message.fw === 'failed') failure = message.message;
+      else if (message.fw === 'scraped') scrapes.get(message.id)?.(message);
+      else if (message.fw === 'collect') {
+        metrics().then(
+          (text) => sendTo(worker, { fw: 'collected', id: message.id, text }),
+          (err: unknown) => sendTo(worker, { fw: 'collected', id: message.id, error: String(err) }),
+        );
+      }
+    });
+    slots.add(slot);
+    return slot;
+  };
+
+  // A worker that died on its own: another one takes its place, later and later while they keep dying.
+  const replace = (slot: Slot, code: number | null, signal: string | null, lived: number): void => {
+    if (slot.readyAt === undefined && !started) return;
+    deathsInARow = lived >= HEALTHY_AFTER ? 1 : deathsInARow + 1;
+    const wait = Math.min(backoff.max, backoff.initial * 2 ** (deathsInARow - 1));
+    log(`worker ${slot.worker.process.pid} exited (${signal ?? `code ${code}`}); starting another in ${wait} ms`);
+    const timer = setTimeout(() => {
+      if (stopping !== undefined) return;
+      const next = fork();
+      next.ready.then(
+        () => log(`worker ${next.worker.process.pid} ready`),
+        () => undefined,
+      );
+    }, wait);
+    timer.unref();
+  };
+
+  const drain = (slot: Slot, message: PrimaryMessage | 'SIGTERM'): Promise<number> => {
+    slot.state = 'stopping';
+    if (message === 'SIGTERM') slot.worker.process.kill('SIGTERM');
+    else if (!sendTo(slot.worker, message)) slot.worker.process.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      log(`worker ${slot.worker.process.pid} did not exit within ${stopTimeout} ms; killing it`);
+      slot.worker.process.kill('SIGKILL');
+    }, stopTimeout);
+    return slot.exited.finally(() => clearTimeout(timer));
+  };
+
+  const restart = (): Promise<void> => {
+    if (stopping !== undefined) return Promise.reject(new StartError('stopping: nothing to restart'));
+    if (!started) return Promise.reject(new StartError('still starting: nothing to restart yet'));
+    restarting ??= (async () => {
+      try {
+        for (const old of [...slots].filter((slot) => slot.state !== 'stopping')) {
+          if (stopping !== undefined) return;
+          const next = fork();
+          await next.ready;
+          // The primary keeps the listening sockets: the old worker has nothing to wait for before it drains.
+          await drain(old, { fw: 'shutdown', delay: 0, handoff: true });
+        }
+      } finally {
+        restarting = undefined;
+      }
+    })();
+    return restarting;
+  };
+
+  const stop = (): Promise<number> => {
+    stopping ??= (async () => {
+      await restarting?.catch(() => undefined);
+      // SIGTERM: each worker's app runs its own order (not ready, its delay, the drain, the flush).
+      const codes = await Promise.all([...slots].map((slot) => drain(slot, 'SIGTERM')));
+      removeSignals();
+      return codes.every((code) => code === 0) ? 0 : 1;
+    })();
+    return stopping;
+  };
+
+  let started = false;
+  // Installed before the first fork: a signal while the workers start must not kill the primary alone.
+  const removeSignals = options.signals === true ? watchSignals({ restart, stop, log, kill: () => [...slots].forEach((slot) => slot.worker.process.kill('SIGKILL')) }) : () => undefined;
+  const first = Array.from({ length: count }, fork);
+  try {
+    await Promise.all(first.map((slot) => slot.ready));
+  } catch (err) {
+    stopping ??= Promise.resolve(1);
+    await Promise.all([...slots].map((slot) => drain(slot, { fw: 'shutdown', delay: 0 })));
+    removeSignals();
+    throw err;
+  }
+  started = true;
+  const ready = latest!;
+  const shownHost = ready.http.host.includes(':') ? `[${ready.http.host}]` : ready.http.host;
+  return {
+    url: `http://${shownHost}:${ready.http.port}`,
+    port: ready.http.port,
+    grpc: ready.grpc,
+    get pids() {
+      return [...slots].filter((slot) => slot.state !== 'stopping').map((slot) => slot.worker.process.pid!);
+    },
+    reusePort: supportsReusePort(),
+    restart,
+    metrics,
+    stop,
+  };
+}
+
+function sendTo(worker: Worker, message: PrimaryMessage): boolean {
+  if (!worker.isConnected()) return false;
+  worker.send(message);
+  return true;
+}
+
+/** The file every worker runs: the `fw` binary, which runs a worker when the cluster forked it. */
+function workerEntry(): string {
+  const url = (import.meta as Partial<ImportMeta>).url;
+  const own = url === undefined ? require : createRequire(url);
+  return join(dirname(own.resolve('@fw/app/package.json')), 'dist', 'bin', 'fw.js');
+}
+
+function freePort(host: string | undefined): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, host, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+interface SignalActions {
+  restart(): Promise<void>;
+  stop(): Promise<number>;
+  log(message: string): void;
+  kill(): void;
+}
+
+/** SIGHUP restarts the workers; SIGTERM/SIGINT stop them and exit; a second one kills them and exits at once. */
+function watchSignals(actions: SignalActions): () => void {
+  let stopping = false;
+  const onHup = (): void => {
+    actions.log('SIGHUP: restarting the workers one at a time');
+    actions.restart().then(
+      () => actions.log('restarted every worker'),
+      (err: unknown) => actions.log(`restart failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  };
+  const onStop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      actions.kill();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    actions.log(`${signal}: shutting the workers down`);
+    void actions.stop().then((code) => process.exit(code));
+  };
+  process.on('SIGHUP', onHup);
+  process.on('SIGTERM', onStop);
+  process.on('SIGINT', onStop);
+  return () => {
+    process.removeListener('SIGHUP', onHup);
+    if (!stopping) {
+      process.removeListener('SIGTERM', onStop);
+      process.removeListener('SIGINT', onStop);
+    }
+  };
+}
