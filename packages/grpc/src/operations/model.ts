@@ -1,5 +1,5 @@
 import type { FieldShape, ObjectShape, Operation, ScalarKind, TypeShape } from '@fw/core';
-import { byName, compareNames, operationError, typeNames, unwrapNullable, type TypeNames } from '@fw/core/plugin';
+import { byName, compareNames, operationError, typeNames, unwrapNullable, upperFirst, type TypeNames } from '@fw/core/plugin';
 import { grpcMethodName } from './binding.js';
 import { isIdentifier, isTypeName, jsonName, protoFileOf, snakeCase, upperSnakeCase } from './names.js';
 
@@ -75,6 +75,8 @@ export interface ProtoMethod {
   /** A server-streaming RPC: each event of the operation is one response message. */
   readonly stream: boolean;
   readonly operation: Operation;
+  /** An RPC of a former name of the operation (`aliases`): the method it was renamed to, and it is deprecated. */
+  readonly renamedTo?: string | undefined;
 }
 
 /** A generated service. */
@@ -130,6 +132,17 @@ interface BuiltField extends ProtoField {
 function deprecationOf(field: FieldShape): true | string | undefined {
   if (typeof field.deprecationReason === 'string' && field.deprecationReason.trim() !== '') return field.deprecationReason;
   return field.deprecated === true ? true : undefined;
+}
+
+/**
+ * The methods of an operation's former names (`aliases`), each the name with its first letter
+ * upper-cased, as the method was named before the rename. None when `grpc.method` is given: the
+ * method never followed the operation's name, so a rename left it as it was.
+ */
+function formerMethods(op: Operation): string[] {
+  if (op.grpc?.method !== undefined) return [];
+  const own = grpcMethodName(op);
+  return [...new Set((op.aliases ?? []).map(upperFirst))].filter((method) => method !== own);
 }
 
 /** Whether an operation streams its results (`stream: true`). */
@@ -391,7 +404,10 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
   const methodOwners = new Map<string, Operation>();
   // Names are given in the order of operation names, never of registration.
   const served = operations.filter((op) => op.grpc !== undefined).sort(byName);
-  const bindings = served.map((op) => ({ op, ...splitService(op), method: grpcMethodName(op) }));
+  const bindings = served.flatMap((op) => {
+    const own = { op, ...splitService(op), method: grpcMethodName(op), renamedTo: undefined as string | undefined };
+    return [own, ...formerMethods(op).map((method) => ({ ...own, method, renamedTo: own.method }))];
+  });
   // A method name two services of one package share would give both the same `<Method>Request`: those take the service's name first.
   const services = new Map<string, Set<string>>();
   for (const { pkg, service, method } of bindings) {
@@ -399,11 +415,22 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
     services.set(key, (services.get(key) ?? new Set()).add(service));
   }
   const requests = new Set<string>();
-  for (const { op, pkg, service, method } of bindings) {
-    if (!isIdentifier(method)) fail(op, 'grpc.method', `"${method}" is not a valid proto method name`);
+  // An operation's own methods first, so that a clash with a former name names the operation that serves the method now.
+  const ordered = [...bindings.filter((b) => b.renamedTo === undefined), ...bindings.filter((b) => b.renamedTo !== undefined)];
+  for (const { op, pkg, service, method, renamedTo } of ordered) {
+    if (!isIdentifier(method)) fail(op, renamedTo === undefined ? 'grpc.method' : 'aliases', `"${method}" is not a valid proto method name`);
     const key = `${pkg}.${service}/${method}`;
     const owner = methodOwners.get(key);
-    if (owner !== undefined) fail(op, 'grpc', `the method ${key} is already served by operation "${owner.name}": give one of them another grpc.method`);
+    if (owner !== undefined) {
+      const alias = renamedTo === undefined ? undefined : op.aliases?.find((name) => upperFirst(name) === method);
+      fail(
+        op,
+        'grpc',
+        alias === undefined
+          ? `the method ${key} is already served by operation "${owner.name}": give one of them another grpc.method`
+          : `the method ${key} is already served by operation "${owner.name}": drop "${alias}" from the aliases of operation "${op.name}" or give one of them another grpc.method`,
+      );
+    }
     methodOwners.set(key, op);
     if (op.input.kind !== 'object') fail(op, 'input', 'the input must be an object');
     const stem = services.get(`${pkg}.${method}`)!.size > 1 ? `${service}${method}` : method;
@@ -416,7 +443,7 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
     packages.set(pkg, byService);
     const entry = byService.get(service) ?? { name: service, methods: [] };
     byService.set(service, entry);
-    entry.methods.push({ name: method, input, output, requestField, wrap: response.wrap, responseField: response.field, stream: isStreaming(op), operation: op });
+    entry.methods.push({ name: method, input, output, requestField, wrap: response.wrap, responseField: response.field, stream: isStreaming(op), operation: op, renamedTo });
   }
   builder.presence(new Set(builder.closure([...requests])));
   const result: ProtoPackage[] = [];

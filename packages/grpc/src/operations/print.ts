@@ -59,11 +59,10 @@ function printEnum(lines: string[], generated: NumberedEnum): void {
   lines.push('}');
 }
 
-/** What an operation says about its own deprecation, if its definition passes it on. */
+/** An operation's own deprecation: true, or the reason given (printed as a comment). */
 function deprecationOf(op: Operation): string | true | undefined {
-  const meta = op as { readonly deprecated?: boolean; readonly deprecationReason?: string };
-  if (typeof meta.deprecationReason === 'string' && meta.deprecationReason.trim() !== '') return meta.deprecationReason;
-  return meta.deprecated === true ? true : undefined;
+  if (typeof op.deprecationReason === 'string' && op.deprecationReason.trim() !== '') return op.deprecationReason;
+  return op.deprecated === true ? true : undefined;
 }
 
 /** The text of one package's file, numbered from `previous` (the file as generated before, if any); `where` names that file in errors. */
@@ -74,7 +73,8 @@ export function printPackage(pkg: ProtoPackage, previous: PreviousFile | undefin
     lines.push('', `service ${service.name} {`);
     for (const method of service.methods) {
       comment(lines, method.operation.description, '  ');
-      const deprecated = deprecationOf(method.operation);
+      // The RPC of a former name says what it was renamed to, whatever the operation says of itself.
+      const deprecated = method.renamedTo !== undefined ? `renamed to ${method.renamedTo}` : deprecationOf(method.operation);
       if (typeof deprecated === 'string') comment(lines, `Deprecated: ${deprecated}`, '  ');
       const rpc = `  rpc ${method.name}(${method.input}) returns (${method.stream ? 'stream ' : ''}${method.output})`;
       if (deprecated === undefined) lines.push(`${rpc};`);
