@@ -1,6 +1,7 @@
 import type { App } from '@fw/app';
 import { readConfig } from './config.js';
 import { InMemoryRepository, SEED } from './domain/repository.js';
+import { LiveEvents } from './live.js';
 import { buildDemoApp } from './server.js';
 import { Store } from './domain/store.js';
 
@@ -10,5 +11,6 @@ import { Store } from './domain/store.js';
  * and proto/bookstore.proto — from it.
  */
 export default function demoApp(): App {
-  return buildDemoApp(new Store(new InMemoryRepository(SEED)), readConfig({}));
+  const live = new LiveEvents();
+  return buildDemoApp(new Store(new InMemoryRepository(SEED), live.events), live, readConfig({}));
 }

@@ -3,9 +3,11 @@ import { requireRole } from '@fw/app/middleware';
 import { defineOperation } from '@fw/app/validate';
 import { describeRoute } from '@fw/app/openapi';
 import { z } from 'zod';
+import { userIdOf } from './auth.js';
 import { CUSTOMER_ROLE, ORDER_LIMITS } from './domain/rules.js';
 import type { Store } from './domain/store.js';
-import { Book, BookQuery, BookRef, Order, OrderRequest } from './schemas.js';
+import type { LiveEvents } from './live.js';
+import { Book, BookQuery, BookRef, Order, OrderEvent, OrderEventsQuery, OrderRequest, StockEvent, StockEventsQuery } from './schemas.js';
 
 /** The gRPC service every operation of the demo belongs to. */
 const CATALOG = { service: 'bookstore.Catalog' } as const;
@@ -13,9 +15,10 @@ const CATALOG = { service: 'bookstore.Catalog' } as const;
 /**
  * The catalogue and the orders, each defined once: REST (`/api/v1`), GraphQL and gRPC serve the
  * same definition, with the same validation, the same middleware and the same errors.
- * `requireAuth` answers 401 without a verified user, on every protocol.
+ * `requireAuth` answers 401 without a verified user, on every protocol. The two streams (`orderEvents`,
+ * `stockEvents`) are server-sent events on REST, subscriptions on GraphQL and server streams on gRPC.
  */
-export function bookstoreOperations(store: Store, requireAuth: Middleware<RequestContext>) {
+export function bookstoreOperations(store: Store, requireAuth: Middleware<RequestContext>, live: LiveEvents) {
   const customer = [requireAuth, requireRole(CUSTOMER_ROLE)];
 
   const getBook = defineOperation({
@@ -74,5 +77,37 @@ export function bookstoreOperations(store: Store, requireAuth: Middleware<Reques
     grpc: CATALOG,
   });
 
-  return [getBook, listBooks, placeOrder, myOrders] as const;
+  const orderEvents = defineOperation({
+    name: 'orderEvents',
+    description: "Status changes of the caller's orders (a customer token), live",
+    input: OrderEventsQuery,
+    output: OrderEvent,
+    stream: true,
+    // Runs once, when the stream opens: without a token the answer is a 401 (UNAUTHENTICATED), no event.
+    middleware: [describeRoute({ summary: 'My order events (server-sent events)', tags: ['orders'] }), ...customer],
+    // tracked(): the event id is the SSE `id:`, so a client that reconnects resumes after it.
+    handler: async function* ({ orderId }, ctx) {
+      yield* live.orders(userIdOf(ctx.user)!, orderId, ctx);
+    },
+    rest: { path: '/api/v1/orders/events' },
+    graphql: { type: 'subscription' },
+    grpc: CATALOG,
+  });
+
+  const stockEvents = defineOperation({
+    name: 'stockEvents',
+    description: 'Stock level changes of one book or of the whole catalogue, live',
+    input: StockEventsQuery,
+    output: StockEvent,
+    stream: true,
+    middleware: [describeRoute({ summary: 'Stock events (server-sent events)', tags: ['books'] })],
+    handler: async function* ({ bookId }, ctx) {
+      yield* live.stock(bookId, ctx);
+    },
+    rest: { path: '/api/v1/books/events' },
+    graphql: { type: 'subscription' },
+    grpc: CATALOG,
+  });
+
+  return [getBook, listBooks, placeOrder, myOrders, orderEvents, stockEvents] as const;
 }

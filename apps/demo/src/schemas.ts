@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ORDER_LIMITS } from './domain/rules.js';
-import { GENRES } from './domain/types.js';
+import { GENRES, ORDER_STATUSES, STOCK_REASONS } from './domain/types.js';
 
 /**
  * The bookstore's types, written once with zod. The operations (operations.ts) serve them on REST,
@@ -46,6 +46,8 @@ export const OrderRequest = z.object({
     .meta({ minItems: 1, maxItems: ORDER_LIMITS.maxLines, description: `1 to ${ORDER_LIMITS.maxLines} lines; lines for the same book are added up against its stock.` }),
 });
 
+export const OrderStatus = z.enum(ORDER_STATUSES).meta({ id: 'OrderStatus', description: 'Where an order is: placed, then shipped and delivered' });
+
 export const OrderLine = z.object({ bookId: z.string(), quantity: z.int32(), priceCents: z.int32() }).meta({ id: 'OrderLine' });
 
 export const Order = z
@@ -54,6 +56,39 @@ export const Order = z
     userId: z.string(),
     lines: z.array(OrderLine),
     totalCents: z.int32(),
+    status: OrderStatus,
     createdAt: z.string().describe('When the order was placed, ISO 8601'),
   })
   .meta({ id: 'Order', description: 'A placed order' });
+
+// The live events. Each carries its own id: SSE sends it as the event's `id:` too, but a gRPC
+// message or a GraphQL result carries only the event, and a client resumes from the id it saw.
+const EventId = z.string().describe('The id to resume after: Last-Event-ID on SSE, last-event-id metadata on gRPC');
+
+/** Follow the caller's orders, or one of them. */
+export const OrderEventsQuery = z.object({ orderId: z.string().regex(/^o-[\w-]+$/, 'not an order id').optional().describe('Only this order') });
+
+export const OrderEvent = z
+  .object({
+    eventId: EventId,
+    orderId: z.string(),
+    status: OrderStatus,
+    totalCents: z.int32(),
+    at: z.string().describe('When the order took this status, ISO 8601'),
+  })
+  .meta({ id: 'OrderEvent', description: 'An order of the caller took a new status' });
+
+/** Follow the stock of one book, or of the whole catalogue. */
+export const StockEventsQuery = z.object({ bookId: BookRef.shape.id.optional().describe('Only this book') });
+
+export const StockReason = z.enum(STOCK_REASONS).meta({ id: 'StockReason', description: 'Why a stock level changed' });
+
+export const StockEvent = z
+  .object({
+    eventId: EventId,
+    bookId: z.string(),
+    title: z.string(),
+    stock: z.int32().describe('Copies in stock now'),
+    reason: StockReason,
+  })
+  .meta({ id: 'StockEvent', description: 'The stock level of a book changed' });

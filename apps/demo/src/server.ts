@@ -7,6 +7,7 @@ import { demoVerifier, mintToken, requireAuth } from './auth.js';
 import type { DemoConfig } from './config.js';
 import { InMemoryRepository, SEED } from './domain/repository.js';
 import { Store } from './domain/store.js';
+import { LiveEvents } from './live.js';
 import { bookstoreOperations } from './operations.js';
 import { restV1 } from './rest/v1.js';
 import { restV2 } from './rest/v2.js';
@@ -20,6 +21,7 @@ export const HEALTH_PATH = '/healthz';
 export interface RunningDemo {
   app: App;
   store: Store;
+  live: LiveEvents;
   restUrl: string;
   graphqlUrl: string;
   grpcTarget: string;
@@ -49,8 +51,11 @@ function errorMiddleware(log: (line: string) => void): Middleware {
   };
 }
 
-/** Builds the demo application: one app, three protocols, the same store behind each. Does not listen. */
-export function buildDemoApp(store: Store, config: DemoConfig): App {
+/**
+ * Builds the demo application: one app, three protocols, the same store behind each, and the live
+ * events of `live` (which the store publishes to) served as streams on each. Does not listen.
+ */
+export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig): App {
   const verifier = demoVerifier(config.jwtSecret);
   const app = createApp({
     adapter: { type: 'node-http' },
@@ -93,7 +98,7 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
   );
   app.get(HEALTH_PATH, (ctx) => ctx.json({ ok: true }));
   // The catalogue reads and the orders: one definition each, served on REST, GraphQL and gRPC.
-  for (const operation of bookstoreOperations(store, auth)) app.operation(operation);
+  for (const operation of bookstoreOperations(store, auth, live)) app.operation(operation);
   app.use('/api/v1', restV1(store, auth));
   app.use('/api/v2', restV2(store));
 
@@ -114,19 +119,23 @@ export function buildDemoApp(store: Store, config: DemoConfig): App {
 
 /** Starts the demo: seeded store, app, HTTP and gRPC listeners, demo tokens. */
 export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
-  const store = new Store(new InMemoryRepository(SEED));
-  const app = buildDemoApp(store, config);
+  const live = new LiveEvents((line) => console.log(line));
+  const store = new Store(new InMemoryRepository(SEED), live.events);
+  const app = buildDemoApp(store, live, config);
   const info = await app.listen(config.port, config.host);
   const manager = app.getProtocolManager()!;
   const [admin, customer] = SEED.users;
   return {
     app,
     store,
+    live,
     restUrl: info.url,
     graphqlUrl: `${info.url}${manager.getGraphQLPath()}`,
     grpcTarget: manager.getGrpcAddress()!.target,
     adminToken: await mintToken(admin!, config.jwtSecret),
     customerToken: await mintToken(customer!, config.jwtSecret),
-    close: () => app.close(),
+    // The app's close ends every open stream (SSE `retry:`, GraphQL `complete`, gRPC UNAVAILABLE)
+    // and waits for their handlers' `finally`; then the pub/sub lets go.
+    close: () => app.close().then(() => live.close()),
   };
 }

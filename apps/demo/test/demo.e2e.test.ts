@@ -89,7 +89,7 @@ describe('the demo on all three protocols', () => {
 
   describe('GraphQL', () => {
     it('answers a query with variables', async () => {
-      const res = await gql(demo.endpoints.graphql, 'query($g: Genre) { listBooks(input: { genre: $g }) { id } }', { g: 'history' });
+      const res = await gql(demo.endpoints.graphql, 'query($g: Genre) { listBooks(genre: $g) { id } }', { g: 'history' });
       expect(res).toEqual({ status: 200, body: { data: { listBooks: [{ id: 'b3' }] } } });
     });
 
@@ -108,8 +108,9 @@ describe('the demo on all three protocols', () => {
 
   describe('gRPC', () => {
     it('answers a unary call', async () => {
-      const book = await unary<Record<string, unknown>>((cb) => client.GetBook({ id: 'b2' }, metadata(), cb));
-      expect(book).toMatchObject({ id: 'b2', title: 'A Brief History of Time', priceCents: 1599, genre: 'GENRE_SCIENCE' });
+      // The generated GetBookResponse carries the named Book as one field; fields are lower_snake_case.
+      const { book } = await unary<{ book: Record<string, unknown> }>((cb) => client.GetBook({ id: 'b2' }, metadata(), cb));
+      expect(book).toMatchObject({ id: 'b2', title: 'A Brief History of Time', price_cents: 1599, genre: 'GENRE_SCIENCE' });
       await expect(unary((cb) => client.GetBook({ id: 'b404' }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
     });
 
@@ -132,12 +133,12 @@ describe('the demo on all three protocols', () => {
     });
 
     it('places an order with metadata auth, and refuses one without', async () => {
-      const order = await unary<Record<string, unknown>>((cb) => client.PlaceOrder({ lines: [{ bookId: 'b4', quantity: 1 }] }, metadata(demo.endpoints.customerToken), cb));
-      expect(order).toMatchObject({ userId: 'u-reader', totalCents: 899 });
+      const { order } = await unary<{ order: Record<string, unknown> }>((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(demo.endpoints.customerToken), cb));
+      expect(order).toMatchObject({ user_id: 'u-reader', total_cents: 899, status: 'ORDER_STATUS_PLACED' });
       const mine = await unary<{ items: Array<Record<string, unknown>> }>((cb) => client.MyOrders({}, metadata(demo.endpoints.customerToken), cb));
       expect(mine.items.map((o) => o.id)).toContain(order.id);
-      await expect(unary((cb) => client.PlaceOrder({ lines: [{ bookId: 'b4', quantity: 1 }] }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
-      await expect(unary((cb) => client.PlaceOrder({ lines: [{ bookId: 'b4', quantity: 1 }] }, metadata('not-a-jwt'), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      await expect(unary((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+      await expect(unary((cb) => client.PlaceOrder({ lines: [{ book_id: 'b4', quantity: 1 }] }, metadata('not-a-jwt'), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
       await expect(unary((cb) => client.MyOrders({}, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     });
   });
@@ -146,7 +147,7 @@ describe('the demo on all three protocols', () => {
     const rest = await fetch(`${api}/api/v1/books/x1`);
     expect(rest.status).toBe(400);
     expect(((await rest.json()) as { details: { errors: Array<{ field: string }> } }).details.errors.map((e) => e.field)).toEqual(['params.id']);
-    const res = await gql(demo.endpoints.graphql, '{ getBook(input: { id: "x1" }) { id } }');
+    const res = await gql(demo.endpoints.graphql, '{ getBook(id: "x1") { id } }');
     expect(res.body.errors?.[0]).toMatchObject({ message: 'Validation failed', extensions: { code: 'BAD_USER_INPUT', status: 400 } });
     await expect(unary((cb) => client.GetBook({ id: 'x1' }, metadata(), cb))).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT, details: 'Validation failed' });
   });

@@ -36,7 +36,7 @@ describe('the committed schemas', () => {
     for (const [generated, committed] of [
       ['schema.graphql', 'schemas/schema.graphql'],
       ['openapi.json', 'schemas/openapi.json'],
-      ['proto/bookstore.proto', 'proto/bookstore.proto'],
+      ['proto/bookstore/bookstore.proto', 'proto/bookstore/bookstore.proto'],
     ] as const) {
       expect([committed, await readFile(join(out, generated), 'utf8')]).toEqual([committed, await readFile(join(DEMO, committed), 'utf8')]);
     }
@@ -44,12 +44,27 @@ describe('the committed schemas', () => {
 
   it('serve the catalogue and the orders from one definition each on GraphQL and gRPC', async () => {
     const schema = await readFile(join(DEMO, 'schemas', 'schema.graphql'), 'utf8');
-    for (const field of ['getBook(input: GetBookInput!): Book!', 'listBooks(input: ListBooksInput): [Book!]!', 'myOrders: [Order!]!', 'placeOrder(input: PlaceOrderInput!): Order!']) {
+    // A query takes flat arguments, a mutation one input argument.
+    for (const field of ['getBook(id: String!): Book!', 'myOrders: [Order!]!', 'placeOrder(input: PlaceOrderInput!): Order!']) {
       expect(schema).toContain(field);
     }
-    const proto = await readFile(join(DEMO, 'proto', 'bookstore.proto'), 'utf8');
-    for (const rpc of ['GetBook(GetBookInput) returns (Book)', 'ListBooks(ListBooksInput) returns (ListBooksOutput)', 'MyOrders(MyOrdersInput) returns (MyOrdersOutput)', 'PlaceOrder(PlaceOrderInput) returns (Order)']) {
+    expect(schema).toMatch(/listBooks\([^)]*genre: Genre[^)]*limit: Int = 20[^)]*\): \[Book!\]!/);
+    const proto = await readFile(join(DEMO, 'proto', 'bookstore', 'bookstore.proto'), 'utf8');
+    for (const rpc of ['GetBook(GetBookRequest) returns (GetBookResponse)', 'ListBooks(ListBooksRequest) returns (ListBooksResponse)', 'MyOrders(MyOrdersRequest) returns (MyOrdersResponse)', 'PlaceOrder(PlaceOrderRequest) returns (PlaceOrderResponse)']) {
       expect(proto).toContain(`rpc ${rpc};`);
     }
+    for (const rpc of ['OrderEvents(OrderEventsRequest) returns (stream OrderEventsResponse)', 'StockEvents(StockEventsRequest) returns (stream StockEventsResponse)']) {
+      expect(proto).toContain(`rpc ${rpc};`);
+    }
+  });
+
+  it('serve the live events as a Subscription on GraphQL and server streams on gRPC', async () => {
+    const schema = await readFile(join(DEMO, 'schemas', 'schema.graphql'), 'utf8');
+    const subscription = /type Subscription \{[\s\S]*?\n\}/.exec(schema)?.[0] ?? 'no type Subscription in schema.graphql';
+    expect(subscription).toMatch(/orderEvents\([^)]*orderId: String[^)]*\): OrderEvent!/);
+    expect(subscription).toMatch(/stockEvents\([^)]*bookId: String[^)]*\): StockEvent!/);
+    const proto = await readFile(join(DEMO, 'proto', 'bookstore', 'bookstore.proto'), 'utf8');
+    expect(proto).toContain('rpc OrderEvents(OrderEventsRequest) returns (stream OrderEventsResponse);');
+    expect(proto).toContain('rpc StockEvents(StockEventsRequest) returns (stream StockEventsResponse);');
   });
 });

@@ -4,16 +4,37 @@ import * as protoLoader from '@grpc/proto-loader';
 
 type Callback<T> = (err: grpc.ServiceError | null, res?: T) => void;
 
+/** The generated proto of the demo's operations (package `bookstore`, in its package directory). */
+export const PROTO_FILE = join(__dirname, '..', 'proto', 'bookstore', 'bookstore.proto');
+
+/** A book as the generated `Book` message reads with keepCase: lower_snake_case fields. */
+export type BookMessage = Record<string, unknown> & { id: string; price_cents: number };
+/** An order as the generated `Order` message reads. */
+export type OrderMessage = Record<string, unknown> & { id: string; user_id: string; total_cents: number; status: string };
+/** One message of the `OrderEvents` stream: the event as one field, named after its message. */
+export interface OrderEventsResponse {
+  order_event: { event_id: string; order_id: string; status: string; total_cents: number; at: string };
+}
+/** One message of the `StockEvents` stream. */
+export interface StockEventsResponse {
+  stock_event: { event_id: string; book_id: string; title: string; stock: number; reason: string };
+}
+
 export type CatalogClient = grpc.Client & {
-  GetBook(req: { id: string }, md: grpc.Metadata, cb: Callback<Record<string, unknown>>): grpc.ClientUnaryCall;
-  ListBooks(req: { genre?: string; author?: string; limit?: number; offset?: number }, md: grpc.Metadata, cb: Callback<{ items: Array<Record<string, unknown>> }>): grpc.ClientUnaryCall;
-  PlaceOrder(req: { lines: Array<{ bookId: string; quantity: number }> }, md: grpc.Metadata, cb: Callback<Record<string, unknown>>): grpc.ClientUnaryCall;
-  MyOrders(req: Record<string, never>, md: grpc.Metadata, cb: Callback<{ items: Array<Record<string, unknown>> }>): grpc.ClientUnaryCall;
+  GetBook(req: { id?: string }, md: grpc.Metadata, cb: Callback<{ book: BookMessage }>): grpc.ClientUnaryCall;
+  ListBooks(req: { genre?: string; author?: string; limit?: number; offset?: number }, md: grpc.Metadata, cb: Callback<{ items: BookMessage[] }>): grpc.ClientUnaryCall;
+  PlaceOrder(req: { lines: Array<{ book_id: string; quantity: number }> }, md: grpc.Metadata, cb: Callback<{ order: OrderMessage }>): grpc.ClientUnaryCall;
+  MyOrders(req: Record<string, never>, md: grpc.Metadata, cb: Callback<{ items: OrderMessage[] }>): grpc.ClientUnaryCall;
+  OrderEvents(req: { order_id?: string }, md: grpc.Metadata): grpc.ClientReadableStream<OrderEventsResponse>;
+  StockEvents(req: { book_id?: string }, md: grpc.Metadata): grpc.ClientReadableStream<StockEventsResponse>;
 };
 
-/** A real grpc-js client for the proto generated from the demo's operations (enums by name, int64 as numbers). */
+/**
+ * A real grpc-js client for the proto generated from the demo's operations: proto-loader with
+ * keepCase, so fields are the proto's lower_snake_case names; enums by name, int64 as numbers.
+ */
 export function catalogClient(target: string): CatalogClient {
-  const definition = protoLoader.loadSync(join(__dirname, '..', 'proto', 'bookstore.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
+  const definition = protoLoader.loadSync(PROTO_FILE, { keepCase: true, longs: Number, enums: String, defaults: true });
   const pkg = grpc.loadPackageDefinition(definition) as unknown as { bookstore: { Catalog: new (t: string, c: grpc.ChannelCredentials) => CatalogClient } };
   return new pkg.bookstore.Catalog(target, grpc.credentials.createInsecure());
 }

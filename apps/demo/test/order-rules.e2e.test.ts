@@ -67,7 +67,7 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
 
   async function grpcOrder(lines: Line[], token: string | undefined): Promise<Outcome & { code?: number }> {
     try {
-      await unary((cb) => client.PlaceOrder({ lines }, metadata(token), cb));
+      await unary((cb) => client.PlaceOrder({ lines: lines.map(({ bookId, quantity }) => ({ book_id: bookId, quantity })) }, metadata(token), cb));
       return { status: 200, message: '' };
     } catch (err) {
       const error = err as grpc.ServiceError;

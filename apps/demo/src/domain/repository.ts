@@ -6,7 +6,9 @@ export interface StoreRepository {
   getBook(id: string): Promise<Book | undefined>;
   saveBook(book: Book): Promise<void>;
   deleteBook(id: string): Promise<boolean>;
+  /** Adds the order, or replaces the one with its id. */
   saveOrder(order: Order): Promise<void>;
+  getOrder(id: string): Promise<Order | undefined>;
   listOrders(userId: string): Promise<Order[]>;
   getUser(id: string): Promise<User | undefined>;
   /** Runs `fn` so that no other transaction interleaves (stock checks and decrements). */
@@ -43,7 +45,14 @@ export class InMemoryRepository implements StoreRepository {
   }
 
   async saveOrder(order: Order): Promise<void> {
-    this.orders.push(structuredClone(order));
+    const at = this.orders.findIndex((o) => o.id === order.id);
+    if (at < 0) this.orders.push(structuredClone(order));
+    else this.orders[at] = structuredClone(order);
+  }
+
+  async getOrder(id: string): Promise<Order | undefined> {
+    const order = this.orders.find((o) => o.id === id);
+    return order && structuredClone(order);
   }
 
   async listOrders(userId: string): Promise<Order[]> {

@@ -3,15 +3,22 @@ import { HTTPError } from '@fw/app';
 import { GRPC_STATUS } from '@fw/app/grpc';
 import type { StoreRepository } from './repository.js';
 import { quantitiesPerBook, requireCustomer, type RequestedLine } from './rules.js';
-import type { Book, BookQuery, NewBook, Order, Page, User } from './types.js';
+import { ORDER_STATUSES, type Book, type BookQuery, type NewBook, type Order, type OrderStatus, type Page, type StockReason, type StoreEvents, type User } from './types.js';
+
+/** Listeners that hear nothing: a store without live events. */
+const QUIET: StoreEvents = { orderChanged: () => undefined, stockChanged: () => undefined };
 
 /**
  * The store's business functions, written once and called from REST handlers, GraphQL resolvers
  * and gRPC methods alike. They signal failures with HTTPError, which each protocol maps. Functions
  * for a caller take the protocol's `user` (ctx.user) and apply the rules of `rules.ts` themselves.
+ * Each committed change of an order or of a stock level is told to `events` (the live events).
  */
 export class Store {
-  constructor(private readonly repo: StoreRepository) {}
+  constructor(
+    private readonly repo: StoreRepository,
+    private readonly events: StoreEvents = QUIET,
+  ) {}
 
   async listBooks(query: BookQuery): Promise<Page<Book>> {
     const all = (await this.repo.listBooks())
@@ -28,29 +35,36 @@ export class Store {
 
   async addBook(input: NewBook): Promise<Book> {
     // In a transaction: two concurrent requests for one title must not both pass the duplicate check.
-    return this.repo.transaction(async () => {
+    const book = await this.repo.transaction(async () => {
       const existing = (await this.repo.listBooks()).find((b) => b.title === input.title && b.author === input.author);
       if (existing) throw new HTTPError(409, `"${input.title}" by ${input.author} is already in the catalogue as ${existing.id}`, { existingId: existing.id });
       const book: Book = { id: `b-${randomUUID().slice(0, 8)}`, ...input };
       await this.repo.saveBook(book);
       return book;
     });
+    this.#stockChanged(book, 'added');
+    return book;
   }
 
   async restock(id: string, quantity: number): Promise<Book> {
-    return this.repo.transaction(async () => {
+    const book = await this.repo.transaction(async () => {
       const book = await this.getBook(id);
       book.stock += quantity;
       await this.repo.saveBook(book);
       return book;
     });
+    this.#stockChanged(book, 'restocked');
+    return book;
   }
 
   async removeBook(id: string): Promise<void> {
     // In a transaction: an order in flight must not write the removed book back.
-    await this.repo.transaction(async () => {
-      if (!(await this.repo.deleteBook(id))) throw new HTTPError(404, `Book ${id} not found`);
+    const book = await this.repo.transaction(async () => {
+      const book = await this.getBook(id);
+      await this.repo.deleteBook(id);
+      return book;
     });
+    this.#stockChanged({ ...book, stock: 0 }, 'removed');
   }
 
   /**
@@ -61,7 +75,7 @@ export class Store {
   async placeOrder(user: unknown, lines: readonly RequestedLine[]): Promise<Order> {
     const userId = requireCustomer(user);
     const wanted = quantitiesPerBook(lines);
-    return this.repo.transaction(async () => {
+    const { order, books } = await this.repo.transaction(async () => {
       const books = await Promise.all([...wanted.keys()].map((id) => this.getBook(id)));
       for (const book of books) {
         const quantity = wanted.get(book.id)!;
@@ -75,17 +89,46 @@ export class Store {
         userId,
         lines: books.map((book) => ({ bookId: book.id, quantity: wanted.get(book.id)!, priceCents: book.priceCents })),
         totalCents: books.reduce((sum, book) => sum + book.priceCents * wanted.get(book.id)!, 0),
+        status: 'placed',
         createdAt: new Date().toISOString(),
       };
-      for (const book of books) await this.repo.saveBook({ ...book, stock: book.stock - wanted.get(book.id)! });
+      const left = books.map((book) => ({ ...book, stock: book.stock - wanted.get(book.id)! }));
+      for (const book of left) await this.repo.saveBook(book);
       await this.repo.saveOrder(order);
-      return order;
+      return { order, books: left };
     });
+    // Told once committed: a refused order publishes nothing.
+    this.events.orderChanged(order);
+    for (const book of books) this.#stockChanged(book, 'ordered');
+    return order;
+  }
+
+  /**
+   * Moves an order on (the store's side: shipped, then delivered): 404 for an unknown order, 409
+   * for a status that is not after the current one.
+   */
+  async advanceOrder(id: string, status: OrderStatus): Promise<Order> {
+    const order = await this.repo.transaction(async () => {
+      const order = await this.repo.getOrder(id);
+      if (order === undefined) throw new HTTPError(404, `Order ${id} not found`);
+      if (ORDER_STATUSES.indexOf(status) <= ORDER_STATUSES.indexOf(order.status)) {
+        throw new HTTPError(409, `Order ${id} is ${order.status}: it cannot become ${status}`, { status: order.status }, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+      }
+      const next = { ...order, status };
+      await this.repo.saveOrder(next);
+      return next;
+    });
+    this.events.orderChanged(order);
+    return order;
   }
 
   /** The orders of `user` (ctx.user of any protocol): 401/403 unless a customer. */
   async ordersOf(user: unknown): Promise<Order[]> {
     return this.repo.listOrders(requireCustomer(user));
+  }
+
+  #stockChanged(book: Book, reason: StockReason): void {
+    this.events.stockChanged({ bookId: book.id, title: book.title, stock: book.stock, reason });
   }
 
   async getUser(id: string): Promise<User> {

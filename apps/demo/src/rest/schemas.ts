@@ -23,3 +23,9 @@ export const PageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 
 export const UserOut = z.object({ id: z.string(), name: z.string(), roles: z.array(z.string()) });
+
+/** An order id in a path. */
+export const OrderRef = z.object({ id: z.string().regex(/^o-[\w-]+$/, 'not an order id').meta({ examples: ['o-1a2b3c4d'] }) });
+
+/** The store moves an order on: shipped, then delivered. */
+export const OrderStatusBody = z.object({ status: z.enum(['shipped', 'delivered']) });

@@ -4,11 +4,12 @@ import { createHandler } from '@fw/app/validate';
 import { describeRoute } from '@fw/app/openapi';
 import { userIdOf } from '../auth.js';
 import type { Store } from '../domain/store.js';
-import { Book, BookRef } from '../schemas.js';
-import { NewBookBody, RestockBody, UserOut } from './schemas.js';
+import { Book, BookRef, Order } from '../schemas.js';
+import { NewBookBody, OrderRef, OrderStatusBody, RestockBody, UserOut } from './schemas.js';
 
 /**
- * REST API v1 routes that exist on REST only: the admin's catalogue writes and `/me`. The reads and
+ * REST API v1 routes that exist on REST only: the admin's catalogue writes, moving an order on
+ * (shipped, delivered: each change is a live order event) and `/me`. The reads and
  * the orders of v1 are operations (operations.ts), served on GraphQL and gRPC too.
  */
 export function restV1(store: Store, auth: Middleware<RequestContext>): Router {
@@ -27,6 +28,10 @@ export function restV1(store: Store, auth: Middleware<RequestContext>): Router {
       ctx.status(204);
     }));
   });
+
+  router.post('/orders/:id/status', describeRoute({ summary: 'Move an order on: shipped, delivered (admin)', tags: ['orders'], responses: { 200: Order }, errors: { 404: 'No order with this id', 409: 'The order is at this status or past it already' } }), auth, requireRole('admin'), ...createHandler({ params: OrderRef, body: OrderStatusBody }, async (ctx) => {
+    ctx.json(await store.advanceOrder(ctx.params.id, ctx.body.status));
+  }));
 
   router.get('/me', describeRoute({ summary: 'The caller', tags: ['users'], responses: { 200: UserOut }, errors: { 404: 'The user of the token is not known' } }), auth, async (ctx) => {
     ctx.json(await store.getUser(userIdOf(ctx.user)!));
