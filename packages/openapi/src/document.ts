@@ -157,7 +157,8 @@ class DocumentBuilder {
       operation.tags = meta.tags.filter((tag): tag is string => typeof tag === 'string');
       for (const tag of operation.tags) if (!this.tags.includes(tag)) this.tags.push(tag);
     }
-    if (meta.deprecated === true) operation.deprecated = true;
+    // An operation's own deprecation (deprecated, or a deprecationReason) marks its route, as describeRoute() does.
+    if (meta.deprecated === true || op?.deprecated === true) operation.deprecated = true;
 
     const input =
       op !== undefined
