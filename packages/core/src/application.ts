@@ -10,7 +10,7 @@ import { RESOLVED } from './internal/resolved.js';
 import { ASSERT_FREE } from './internal/symbols.js';
 import { isOperation, operationRoute, type Operation } from './operation.js';
 import { Pipeline } from './pipeline.js';
-import { createPluginHost, type ListenInfo, type Plugin, type PluginHost, type ResponseHook, type UpgradeHandler } from './plugin-host.js';
+import { createPluginHost, type ListenInfo, type Plugin, type PluginHost, type RequestHook, type ResponseHook, type UpgradeHandler } from './plugin-host.js';
 import { Responder, type ErrorHandler } from './responder.js';
 import { ROUTE_VERBS, Router, type RouteMethod, type RouteVerb } from './router.js';
 import { NodeServer, trackRequest } from './server.js';
@@ -53,6 +53,8 @@ export class Application {
   readonly #log: LogFunction;
   readonly #pipeline: Pipeline;
   readonly #responder: Responder;
+  /** `onRequest` hooks, told as each request starts. */
+  readonly #requestHooks: RequestHook[] = [];
   readonly #server: NodeServer;
   readonly #host: PluginHost;
   readonly #plugins = new Map<string, Plugin>();
@@ -78,6 +80,7 @@ export class Application {
       closeHooks: [closeStreams] as Array<() => unknown>,
       closedHooks: [],
       responseHooks: [] as ResponseHook[],
+      requestHooks: this.#requestHooks,
     };
     this.#server = new NodeServer({ ...resolved, ...hooks, log: this.#log, upgrade: this.#upgrade, takesUpgrades: () => this.#upgrades.size > 0 });
     this.#responder = new Responder(this.#log, () => this.#server.closing, hooks.responseHooks);
@@ -87,7 +90,7 @@ export class Application {
       settings: this.#settings,
       log: this.#log,
       claim: (path, handler, protocol, guard) => pipeline.claim(path, handler, protocol, guard),
-      wrap: (middleware) => pipeline.wrap(middleware),
+      wrap: (middleware, http) => pipeline.wrap(middleware, http),
       middleware: () => pipeline.middleware(),
       wrappers: () => pipeline.wrappers(),
       routes: () => this.#root.getRoutes(),
@@ -203,6 +206,7 @@ export class Application {
     trackRequest(req);
     if (this.#server.closing) return this.#server.refuse(ctx, responder.fail);
     if (ctx.url.length > this.#maxUrlLength) return responder.fail(ctx, new HTTPError(414, `Request URL is longer than ${this.#maxUrlLength} characters`));
+    if (this.#requestHooks.length !== 0) this.#startRequest(ctx);
     let pending: Promise<void>;
     try {
       pending = this.#pipeline.run(ctx);
@@ -213,6 +217,17 @@ export class Application {
     if (pending === RESOLVED) responder.finish(ctx);
     else pending.then(() => responder.finish(ctx), (err: unknown) => responder.fail(ctx, err));
   };
+
+  /** Tells the `onRequest` hooks of a request; a hook that throws is logged and the request goes on. */
+  #startRequest(ctx: Context): void {
+    for (const hook of this.#requestHooks) {
+      try {
+        hook(ctx);
+      } catch (err) {
+        this.#log('An onRequest hook threw', err);
+      }
+    }
+  }
 
   /**
    * The node 'upgrade' listener: hands the request to the plugin that took its path, or refuses it

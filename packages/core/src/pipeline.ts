@@ -27,8 +27,10 @@ const NONE: readonly AnyMiddleware[] = Object.freeze([]);
 export class Pipeline {
   readonly #router: Router;
   readonly #methodNotAllowed: boolean;
-  /** Middleware that runs outside all global middleware (`wrap`), outermost first. */
+  /** Middleware that runs outside all global middleware (`wrap`), outermost first: around HTTP requests. */
   #wrappers: readonly AnyMiddleware[] = NONE;
+  /** Every wrapper, those added with `{ http: false }` included, in the order added: what other protocols run around their calls. */
+  #callWrappers: readonly AnyMiddleware[] = NONE;
   /** The global middleware (`app.use`), run for every request, matched or not. */
   #middleware: readonly AnyMiddleware[] = NONE;
   /** The answer for requests no route matches (`app.notFound`); the standard 404 when undefined. */
@@ -53,8 +55,10 @@ export class Pipeline {
     this.#router[AROUND](this.#middleware);
   }
 
-  /** Adds a wrapper, inside those added before it. */
-  wrap(middleware: AnyMiddleware): void {
+  /** Adds a wrapper, inside those added before it; `http: false` leaves it out of HTTP requests' chain. */
+  wrap(middleware: AnyMiddleware, http = true): void {
+    this.#callWrappers = Object.freeze([...this.#callWrappers, middleware]);
+    if (!http) return;
     this.#wrappers = Object.freeze([...this.#wrappers, middleware]);
     this.#changed();
   }
@@ -64,9 +68,9 @@ export class Pipeline {
     return this.#middleware;
   }
 
-  /** The wrappers, a frozen list that stays the same object until the next `wrap`. */
+  /** Every wrapper (for the calls of other protocols), a frozen list that stays the same object until the next `wrap`. */
   wrappers(): readonly AnyMiddleware[] {
-    return this.#wrappers;
+    return this.#callWrappers;
   }
 
   /** Answers requests no route matches with `handler` instead of the standard 404. */

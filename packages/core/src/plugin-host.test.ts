@@ -259,3 +259,75 @@ describe('host.middleware() and host.wrappers()', () => {
     expect(host!.wrappers()).not.toBe(wrappers);
   });
 });
+
+describe('onRequest', () => {
+  it('is told of each request the chain will run, before any middleware, with the context the chain gets', async () => {
+    const { app, host } = hostOf({ maxUrlLength: 16 });
+    const order: string[] = [];
+    const contexts: Context[] = [];
+    host.onRequest((ctx) => {
+      order.push(`start ${ctx.method} ${ctx.path}`);
+      contexts.push(ctx);
+    });
+    host.wrap(async (_ctx: Context, next: () => Promise<void>) => {
+      order.push('wrapper');
+      await next();
+    });
+    let handled: Context | undefined;
+    app.get('/x', (ctx) => {
+      order.push('handler');
+      handled = ctx;
+      ctx.text('x');
+    });
+    await app.inject('/x');
+    // Answered before the chain runs: no request to tell of.
+    await app.inject(`/${'x'.repeat(20)}`);
+    expect(order).toEqual(['start GET /x', 'wrapper', 'handler']);
+    expect(contexts).toEqual([handled]);
+  });
+
+  it('survives a throwing hook: the request is answered and the error logged', async () => {
+    const { app, host, logged } = hostOf();
+    host.onRequest(() => {
+      throw new Error('hook failed');
+    });
+    app.get('/x', (ctx) => ctx.text('x'));
+    expect((await app.inject('/x')).body).toBe('x');
+    expect(logged.map(([message]) => message)).toEqual(['An onRequest hook threw']);
+  });
+
+  it('refuses a hook that is not a function', () => {
+    const { host } = hostOf();
+    expect(() => host.onRequest('nope' as never)).toThrow('onRequest expects a function');
+  });
+});
+
+describe('wrap(middleware, { http: false })', () => {
+  it('wraps the calls of the other protocols (host.wrappers()) but never runs for HTTP requests', async () => {
+    const { app, host } = hostOf();
+    const seen: string[] = [];
+    const all = async (ctx: Context, next: () => Promise<void>) => {
+      seen.push(`all ${ctx.path}`);
+      await next();
+    };
+    const calls = async (ctx: Context, next: () => Promise<void>) => {
+      seen.push(`calls ${ctx.path}`);
+      await next();
+    };
+    host.wrap(all);
+    host.wrap(calls, { http: false });
+    app.get('/x', (ctx) => ctx.text('x'));
+    await app.inject('/x');
+    expect(seen).toEqual(['all /x']);
+    // What a protocol plugin composes around its calls: every wrapper, in the order they were added.
+    expect(host.wrappers()).toEqual([all, calls]);
+    expect(host.wrappers()).toBe(host.wrappers());
+  });
+
+  it('refuses options other than { http: boolean }', () => {
+    const { host } = hostOf();
+    const mw = async (_ctx: unknown, next: () => Promise<void>) => next();
+    expect(() => host.wrap(mw, { http: 'no' } as never)).toThrow('wrap expects its options to be { http: boolean }');
+    expect(() => host.wrap(mw, { htp: false } as never)).toThrow('wrap expects its options to be { http: boolean }');
+  });
+});

@@ -37,6 +37,19 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 /** Told once per HTTP request, after the response (the error handler's included) was written: `status` is the one sent. */
 export type ResponseHook = (ctx: Context, status: number) => void;
 
+/** Told once per HTTP request, synchronously, just before its chain runs (requests answered before it — 414, 503 while closing — are not). */
+export type RequestHook = (ctx: Context) => void;
+
+/** Options of `host.wrap()`. */
+export interface WrapOptions {
+  /**
+   * `false`: the middleware wraps the calls of the other protocols only (what `host.wrappers()`
+   * gives them), never an HTTP request. A plugin that observes HTTP requests with `onRequest` and
+   * `onResponse` then adds no step to their chain. @default true
+   */
+  http?: boolean;
+}
+
 /**
  * What a plugin gets from the application it is registered on: exactly what plugins need, not the
  * whole application.
@@ -47,8 +60,12 @@ export interface PluginHost {
    * the routes; `ctx.protocol` says `options.protocol` from the start of those requests.
    */
   claimPath(path: string, handler: AnyMiddleware, options?: ClaimOptions): this;
-  /** Adds middleware that runs outside all global middleware (tracing, protocol error shaping), outermost first. */
-  wrap(middleware: Middleware<RequestContext> | AnyMiddleware): this;
+  /**
+   * Adds middleware that runs outside all global middleware (tracing, protocol error shaping),
+   * outermost first: around every HTTP request and, through `wrappers()`, every call of the other
+   * protocols; with `{ http: false }`, around those calls only.
+   */
+  wrap(middleware: Middleware<RequestContext> | AnyMiddleware, options?: WrapOptions): this;
   /**
    * The app's global middleware (`app.use`) as it is now, in order: read it per call to follow later
    * `use()`s. A frozen list that is the same object until the next `use()`, so comparing it by
@@ -76,6 +93,8 @@ export interface PluginHost {
   onClosed(hook: () => unknown): this;
   /** Runs `hook` after each HTTP response with the status sent; costs nothing while no hook is registered. */
   onResponse(hook: ResponseHook): this;
+  /** Runs `hook` as each HTTP request starts, before its chain; costs nothing while no hook is registered. A hook that throws is logged. */
+  onRequest(hook: RequestHook): this;
   /**
    * Registers a stream about to open on any protocol, before its first byte: returns its `signal`
    * and `close()`, or throws an `HTTPError` (429 past `streams.maxPerClient` for the client key or
@@ -111,7 +130,7 @@ export interface HostBackend {
   readonly settings: Readonly<ContextSettings>;
   readonly log: LogFunction;
   claim(path: string, handler: AnyMiddleware, protocol: string, guard: AnyMiddleware | undefined): void;
-  wrap(middleware: AnyMiddleware): void;
+  wrap(middleware: AnyMiddleware, http: boolean): void;
   middleware(): readonly AnyMiddleware[];
   wrappers(): readonly AnyMiddleware[];
   routes(): Route[];
@@ -121,6 +140,7 @@ export interface HostBackend {
   readonly closeHooks: Array<() => unknown>;
   readonly closedHooks: Array<() => unknown>;
   readonly responseHooks: ResponseHook[];
+  readonly requestHooks: RequestHook[];
   openStream(options: StreamOpenOptions): OpenStream;
   readonly streams: ResolvedStreamsConfig;
   onUpgrade(path: string, handler: UpgradeHandler): void;
@@ -139,9 +159,10 @@ export function createPluginHost(backend: HostBackend): PluginHost {
       backend.claim(path, handler, options.protocol ?? 'http', options.guard);
       return this;
     },
-    wrap(middleware) {
+    wrap(middleware, options) {
       if (typeof middleware !== 'function') throw new TypeError('wrap expects a middleware function');
-      backend.wrap(middleware as AnyMiddleware);
+      if (options !== undefined && !isWrapOptions(options)) throw new TypeError('wrap expects its options to be { http: boolean }');
+      backend.wrap(middleware as AnyMiddleware, options?.http !== false);
       return this;
     },
     middleware: () => backend.middleware(),
@@ -169,6 +190,10 @@ export function createPluginHost(backend: HostBackend): PluginHost {
       hook(backend.responseHooks, 'onResponse', fn);
       return this;
     },
+    onRequest(fn) {
+      hook(backend.requestHooks, 'onRequest', fn);
+      return this;
+    },
     openStream: (options) => backend.openStream(options),
     streams: backend.streams,
     onUpgrade(path, handler) {
@@ -183,4 +208,10 @@ export function createPluginHost(backend: HostBackend): PluginHost {
     },
   };
   return Object.freeze(host);
+}
+
+function isWrapOptions(value: unknown): value is WrapOptions {
+  if (value === null || typeof value !== 'object') return false;
+  const keys = Object.keys(value);
+  return keys.every((key) => key === 'http') && ((value as WrapOptions).http === undefined || typeof (value as WrapOptions).http === 'boolean');
 }

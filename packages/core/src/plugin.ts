@@ -26,4 +26,4 @@ export type { NamedShape, TypeNames } from './internal/operation-rules.js';
 export { defineErrorExtension, extensionsOf } from './http-error.js';
 export type { ErrorExtensionCheck } from './http-error.js';
 export type { ContextSettings } from './context.js';
-export type { ClaimOptions, ListenInfo, Plugin, PluginHost, ResponseHook, UpgradeHandler } from './plugin-host.js';
+export type { ClaimOptions, ListenInfo, Plugin, PluginHost, RequestHook, ResponseHook, UpgradeHandler, WrapOptions } from './plugin-host.js';

@@ -1,4 +1,4 @@
-import type { Context, Next, RequestContext } from '@fw/core';
+import { createContextKey, type Context, type Next, type RequestContext } from '@fw/core';
 import type { Plugin, PluginHost } from '@fw/core/plugin';
 import type { MeterProvider } from '@opentelemetry/api';
 import { AdminServer, PROMETHEUS_CONTENT_TYPE } from './internal/admin-server.js';
@@ -8,6 +8,9 @@ import { startSdk, type MetricsSdk } from './internal/sdk.js';
 import { VERSION } from './internal/version.js';
 import { METER_NAME } from './semconv.js';
 import type { MetricsAddress, MetricsConfig } from './types.js';
+
+/** When an HTTP request that arrived before the SDK had started began (`performance.now()`). */
+const EARLY = createContextKey<number>('fw.metrics.early');
 
 /** The plugin `metricsPlugin()` returns. */
 export interface MetricsPlugin extends Plugin {
@@ -73,11 +76,30 @@ export function metricsPlugin(config: MetricsConfig = {}): MetricsPlugin {
     return sdk.scrape();
   };
 
+  const ignored = (ctx: RequestContext): boolean => ctx.path === path || (ignore !== undefined && ignore(ctx));
+  // Calls of the other protocols (gRPC) are measured by a wrapper around each call.
   const middleware = (ctx: RequestContext, next: Next): Promise<void> => {
     const rec = recorder;
     if (rec === undefined) return start().then(() => middleware(ctx, next));
-    if (ctx.path === path || (ignore !== undefined && ignore(ctx))) return next();
+    if (ignored(ctx)) return next();
     return rec.measure(ctx, next);
+  };
+  // HTTP requests by the request and response hooks, which add no step to their chain. The SDK
+  // starts with listen(): a request before it (app.inject() on an app that never listened) starts
+  // it, and is recorded once it has started.
+  const startHttp = (ctx: Context): void => {
+    if (ignored(ctx)) return;
+    const rec = recorder;
+    if (rec !== undefined) return rec.startHttp(ctx);
+    ctx.set(EARLY, performance.now());
+    void start().catch((err: unknown) => host?.log('@fw/metrics: the OpenTelemetry metrics SDK did not start', err));
+  };
+  const endHttp = (ctx: Context, status: number): void => {
+    const rec = recorder;
+    const early = ctx.get(EARLY);
+    if (early === undefined) return rec?.endHttp(ctx, status);
+    const seconds = (performance.now() - early) / 1000;
+    void start().then(() => recorder?.recordHttp(ctx, status, seconds), () => undefined);
   };
 
   // The scrape endpoint on the app's port: answered by its guard, so the app's global middleware
@@ -108,8 +130,9 @@ export function metricsPlugin(config: MetricsConfig = {}): MetricsPlugin {
       if (!enabled) return;
       if (host !== undefined) throw new Error('@fw/metrics: a metricsPlugin() instance can be registered with one application only');
       host = appHost;
-      appHost.wrap(middleware);
-      appHost.onResponse((ctx, status) => recorder?.endHttp(ctx, status));
+      appHost.wrap(middleware, { http: false });
+      appHost.onRequest(startHttp);
+      appHost.onResponse(endHttp);
       if (path !== undefined && config.port === undefined) {
         appHost.claimPath(path, answerScrape, { guard: (ctx: Context) => answerScrape(ctx) });
       }

@@ -1,4 +1,4 @@
-import { createContextKey, errorCodeOf, isHttpContext, OPERATION_NAME, OPERATION_TYPE, type Context, type Operation, type RequestContext } from '@fw/core';
+import { createContextKey, errorCodeOf, OPERATION_NAME, OPERATION_TYPE, type Context, type Operation, type RequestContext } from '@fw/core';
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import type { HttpDurationHistogram } from './http-duration.js';
 import {
@@ -75,14 +75,15 @@ export class Recorder {
 
   readonly #seen: boolean[] = [];
 
-  /** Starts measuring a request; an HTTP one ends in `endHttp`, anything else when `run` settles. */
+  /** The request hook: starts measuring an HTTP request, which `endHttp` ends with the status sent. */
+  readonly startHttp = (ctx: Context): void => {
+    this.#active[methodIndex(ctx.method)]!++;
+    ctx.set(STARTED, performance.now());
+  };
+
+  /** Measures a call of another protocol (gRPC) until `run` settles. */
   measure(ctx: RequestContext, run: () => Promise<void>): Promise<void> {
     const start = performance.now();
-    if (isHttpContext(ctx)) {
-      this.#active[methodIndex(ctx.method)]!++;
-      ctx.set(STARTED, start);
-      return run();
-    }
     let pending: Promise<void>;
     try {
       pending = run();
@@ -105,9 +106,13 @@ export class Recorder {
     // Requests answered before the chain ran (414, 503 while closing) and ignored ones have none.
     if (start === undefined) return;
     ctx.set(STARTED, undefined);
-    const seconds = (performance.now() - start) / 1000;
+    this.#active[methodIndex(ctx.method)]!--;
+    this.recordHttp(ctx, status, (performance.now() - start) / 1000);
+  };
+
+  /** Records a finished HTTP request that took `seconds` (one measured before the SDK had started: it was never counted as active). */
+  recordHttp(ctx: Context, status: number, seconds: number): void {
     const index = methodIndex(ctx.method);
-    this.#active[index]!--;
     const graphql = ctx.protocol === 'graphql';
     // A claimed path (the GraphQL endpoint) is exact, so the path is its route template; a request
     // no route matched has no route (its raw path would make a series per path).
@@ -124,7 +129,7 @@ export class Recorder {
       this.#graphqlDuration.record(seconds, graphqlAttributes);
     }
     if (operation !== undefined) this.#countOperation(operation, ctx.protocol, errorType);
-  };
+  }
 
   #endCall(ctx: RequestContext, start: number, failed: boolean, error: unknown): void {
     const seconds = (performance.now() - start) / 1000;
