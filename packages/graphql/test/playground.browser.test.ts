@@ -115,14 +115,18 @@ it('runs a subscription from the playground over server-sent events, offline, an
   await page.locator('.graphiql-execute-button').click();
   const responseMatches = ([selector, pattern]: readonly [string, string]): boolean =>
     new RegExp(pattern).test((globalThis as unknown as EditorPage).document.querySelector(selector)?.CodeMirror?.getValue() ?? '');
-  await page.waitForFunction(responseMatches, [RESPONSE_EDITOR, '"count": 3'] as const, { timeout: 10_000 });
+  await page.waitForFunction(responseMatches, [RESPONSE_EDITOR, '"count": 3'] as const, { timeout: 10_000 }).catch(async (err: unknown) => {
+    throw new Error(`the response stayed ${await page.evaluate(editorText, RESPONSE_EDITOR)} (${String(err)}; ${problems.join(', ')})`);
+  });
   expect(JSON.parse(await page.evaluate(editorText, RESPONSE_EDITOR))).toEqual({ data: { count: 3 } });
 
   // One that runs until stopped: the stop button ends it and the resolver runs its finally.
   await typeQuery('subscription Ticks { ticks ');
   const ran = probe.nextFinally();
   await page.locator('.graphiql-execute-button').click();
-  await page.waitForFunction(responseMatches, [RESPONSE_EDITOR, '"ticks": ([2-9]|\\d{2,})'] as const, { timeout: 10_000 });
+  await page.waitForFunction(responseMatches, [RESPONSE_EDITOR, '"ticks": ([2-9]|\\d{2,})'] as const, { timeout: 10_000 }).catch(async (err: unknown) => {
+    throw new Error(`the response stayed ${await page.evaluate(editorText, RESPONSE_EDITOR)} (${String(err)})`);
+  });
   await page.locator('.graphiql-execute-button').click();
   await ran;
 

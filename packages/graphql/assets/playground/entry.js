@@ -3,7 +3,7 @@
 import { createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { GraphiQL } from 'graphiql';
-import { getOperationAST } from 'graphql';
+import { getOperationAST, parse } from 'graphql';
 import { createClient } from 'graphql-sse';
 import 'graphiql/graphiql.css';
 import './page.css';
@@ -11,19 +11,30 @@ import './page.css';
 // The page is served at the GraphQL path itself, so the endpoint is the page's own path.
 const endpoint = window.location.pathname;
 
+// GraphiQL reads the operation name from its parsed copy of the editor, which can lag behind the
+// text it sends: a document with one operation is sent with that operation's own name.
+function withOwnName(params) {
+  let document;
+  try {
+    document = parse(params.query);
+  } catch {
+    return { params, operation: undefined }; // the endpoint answers the syntax error
+  }
+  const operations = document.definitions.filter((definition) => definition.kind === 'OperationDefinition');
+  if (operations.length === 1) {
+    const only = operations[0];
+    return { params: { ...params, operationName: only.name ? only.name.value : undefined }, operation: only };
+  }
+  return { params, operation: getOperationAST(document, params.operationName || undefined) || undefined };
+}
+
 // Subscriptions run over GraphQL-over-SSE (graphql-sse's client, an event stream per
 // subscription) on the same path: same origin, so the page's CSP (connect-src 'self') allows it, and
 // the headers editor's headers (an authorization) go with the request. GraphiQL's stop button
 // returns the iterator, which closes the stream.
-function isSubscription(options, operationName) {
-  const documentAST = options && options.documentAST;
-  if (!documentAST) return false;
-  const operation = getOperationAST(documentAST, operationName || undefined);
-  return operation !== null && operation !== undefined && operation.operation === 'subscription';
-}
-
-async function fetcher(params, options) {
-  if (isSubscription(options, params.operationName)) {
+async function fetcher(sent, options) {
+  const { params, operation } = withOwnName(sent);
+  if (operation !== undefined && operation.operation === 'subscription') {
     const client = createClient({ url: endpoint, retryAttempts: 0, credentials: 'same-origin', headers: (options && options.headers) || {} });
     const results = client.iterate(params);
     return {
