@@ -1,6 +1,6 @@
 import { Application, type Operation } from '@fw/core';
 import { buildSchema } from 'graphql';
-import { graphqlPlugin, type GraphQLConfig, type GraphQLPlugin } from '../src/index.js';
+import { findSchemaChanges, graphqlPlugin, type GraphQLConfig, type GraphQLPlugin } from '../src/index.js';
 import { defineTestOperation, t, type TestOperationDefinition } from './fixtures/operation.js';
 import { gql, serve, type Served } from './helpers.js';
 
@@ -115,5 +115,19 @@ describe('a renamed operation with aliases', () => {
       const bad = await gql(server.endpoint, { query: 'mutation ($input: CreateBookInput!) { addBook(input: $input) { id } }', variables: { input: {} } });
       expect(bad.body.errors[0].message).toContain('title');
     });
+  });
+});
+
+describe('renaming an operation, as the breaking-change check sees it', () => {
+  const before = (): string => sdl([query('book', { input: t.object({ id: t.id() }), output: Book })]);
+
+  it('is breaking without the former name: clients of book fail', () => {
+    const after = sdl([query('bookById', { input: t.object({ id: t.id() }), output: Book })]);
+    expect(findSchemaChanges(before(), after).filter((change) => change.breaking).map((change) => change.message)).toEqual([expect.stringContaining('book')]);
+  });
+
+  it('is safe with aliases: [\'book\']: the old field stays, deprecated', () => {
+    const after = sdl([query('bookById', { input: t.object({ id: t.id() }), output: Book, aliases: ['book'] })]);
+    expect(findSchemaChanges(before(), after).filter((change) => change.breaking)).toEqual([]);
   });
 });

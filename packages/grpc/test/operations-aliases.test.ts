@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Operation } from '@fw/core';
-import { generateProtos, type GeneratedProto } from '../src/index.js';
+import { findProtoChanges, generateProtos, type GeneratedProto } from '../src/index.js';
 import { unary } from './helpers.js';
 import { operation, t } from './fixtures/operation.js';
 import { generatedClient, startOperations, type StartedOperations } from './operations-helpers.js';
@@ -59,6 +59,19 @@ describe('a renamed operation with its former name in aliases, in the generated 
     expect(v2[0]!.text).toContain('message GetBookResponse {\n  Book book = 1;\n}');
     // The new RPC's messages are new: numbered from 1.
     expect(v2[0]!.text).toContain('message FetchBookRequest {\n  optional string id = 1;\n  optional string note = 2;\n}');
+  });
+
+  it('is a safe change by the breaking-change check, where the rename alone removes an rpc', () => {
+    const { v1, v2 } = generations();
+    const before = new Map([[SHOP, v1[0]!.text]]);
+    const renamedOnly = operation({ name: 'fetchBook', input: t.object({ id: t.string(), note: t.optional(t.string()) }), output: Book, grpc: { service: 'shop.v1.CatalogService' }, handler: () => undefined });
+    const without = generateProtos([renamedOnly], { previous: before })[0]!.text;
+    expect(findProtoChanges(before, new Map([[SHOP, without]])).filter((change) => change.breaks !== undefined).map((change) => change.message)).toEqual([
+      expect.stringContaining('GetBook'),
+      'message shop.v1.GetBookRequest was removed',
+      'message shop.v1.GetBookResponse was removed',
+    ]);
+    expect(findProtoChanges(before, new Map([[SHOP, v2[0]!.text]])).filter((change) => change.breaks !== undefined)).toEqual([]);
   });
 
   it('adds no gRPC method for a former name when grpc.method is given, which never followed the name', () => {
