@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { statusText, type Context } from '@fw/core';
 import type { LogFunction } from '@fw/core/plugin';
@@ -271,6 +272,8 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         if (reservation !== undefined) {
           reservation.connected = true;
           reservation.stream = ctx;
+          // Every operation of the stream may watch its signal: no leak warning for them.
+          setMaxListeners(limits.maxPerConnection + 10, ctx.signal);
           if (reservation.timer !== undefined) clearTimeout(reservation.timer);
           reservation.timer = undefined;
           pendingReservations -= 1;

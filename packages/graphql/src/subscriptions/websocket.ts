@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { statusText, toHTTPError, type Context } from '@fw/core';
@@ -74,6 +75,8 @@ export function createWebSocketTransport(
       const connected = await connect(request, ctx.connectionParams);
       if ('ctx' in connected) {
         ctx.extra.fw = connected.ctx;
+        // Every subscription of the socket may watch the connection's signal: no leak warning for them.
+        setMaxListeners(limits.maxPerConnection + 10, connected.ctx.signal);
         return true;
       }
       closeSocket(socket, closeCodeOf(connected.status), connected.message);
