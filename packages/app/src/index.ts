@@ -28,6 +28,7 @@ export {
   isHTTPError,
   isHttpContext,
   isOperation,
+  isTracked,
   isValidationError,
   joinPaths,
   OPERATION_NAME,
@@ -36,13 +37,31 @@ export {
   ROUTE_SCHEMA,
   Router,
   statusText,
+  STREAM_DEFAULTS,
   toHTTPError,
+  tracked,
   ValidationError,
   withMeta,
 } from '@fw/core';
 export type * from '@fw/core';
 
-export { authenticate, clientIpKey, cors, jwtVerifier, logger, MemoryStore, rateLimit, RedisStore, RedisStoreError, requireRole, rolesOf } from './root/middleware.js';
+export {
+  authenticate,
+  clientIpKey,
+  cors,
+  createPubSub,
+  jwtVerifier,
+  logger,
+  MemoryPubSub,
+  MemoryStore,
+  PubSubOverflowError,
+  rateLimit,
+  RedisPubSub,
+  RedisStore,
+  RedisStoreError,
+  requireRole,
+  rolesOf,
+} from './root/middleware.js';
 export type * from '@fw/middleware';
 export { createHandler, defineOperation, validate } from './root/validate.js';
 export type * from '@fw/validate';

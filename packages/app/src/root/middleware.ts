@@ -8,6 +8,8 @@ import { loadMiddleware as load } from '../internal/optional.js';
 export const authenticate: typeof M.authenticate = lazyFunction('authenticate', () => load().authenticate, ['configure', ROUTE_META]);
 /** `@fw/middleware`'s `clientIpKey`, loaded on first use. */
 export const clientIpKey: typeof M.clientIpKey = lazyFunction('clientIpKey', () => load().clientIpKey);
+/** `@fw/middleware`'s `createPubSub`, loaded on first use. */
+export const createPubSub: typeof M.createPubSub = lazyFunction('createPubSub', () => load().createPubSub);
 /** `@fw/middleware`'s `cors`, loaded on first use. */
 export const cors: typeof M.cors = lazyFunction('cors', () => load().cors);
 /** `@fw/middleware`'s `jwtVerifier`, loaded on first use. */
@@ -32,3 +34,15 @@ export type RedisStore = M.RedisStore;
 export const RedisStoreError: typeof M.RedisStoreError = lazyClass('RedisStoreError', () => load().RedisStoreError);
 /** An instance of `@fw/middleware`'s `RedisStoreError`. */
 export type RedisStoreError = M.RedisStoreError;
+/** `@fw/middleware`'s `MemoryPubSub` class, loaded on first use. */
+export const MemoryPubSub: typeof M.MemoryPubSub = lazyClass('MemoryPubSub', () => load().MemoryPubSub);
+/** An instance of `@fw/middleware`'s `MemoryPubSub`. */
+export type MemoryPubSub<TEvents extends object = Record<string, unknown>> = M.MemoryPubSub<TEvents>;
+/** `@fw/middleware`'s `RedisPubSub` class, loaded on first use. */
+export const RedisPubSub: typeof M.RedisPubSub = lazyClass('RedisPubSub', () => load().RedisPubSub);
+/** An instance of `@fw/middleware`'s `RedisPubSub`. */
+export type RedisPubSub<TEvents extends object = Record<string, unknown>> = M.RedisPubSub<TEvents>;
+/** `@fw/middleware`'s `PubSubOverflowError` class, loaded on first use. */
+export const PubSubOverflowError: typeof M.PubSubOverflowError = lazyClass('PubSubOverflowError', () => load().PubSubOverflowError);
+/** An instance of `@fw/middleware`'s `PubSubOverflowError`. */
+export type PubSubOverflowError = M.PubSubOverflowError;
