@@ -63,7 +63,14 @@ describe('fw start --workers 2', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(seen.size).toBe(2);
-    expect(running.output()).toMatch(new RegExp(`worker ${pid} exited \\(code 3\\); starting another in \\d+ ms`));
+    expect(running.output()).toMatch(new RegExp(`worker ${pid} exited \\(code 3\\); starting another in 100 ms`));
+  });
+
+  it('waits longer before each replacement while workers keep dying, instead of a crash loop', async () => {
+    const { pid } = JSON.parse((await httpGet(`${running.url}/crash`, undefined, { method: 'POST' })).body) as { pid: number };
+    // The second death in a row (neither worker lived 10 s): twice the first wait.
+    await waitForOutput(running, new RegExp(`worker ${pid} exited \\(code 3\\); starting another in 200 ms`));
+    await waitForOutput(running, /worker \d+ ready[\s\S]*worker \d+ ready/);
   });
 
   it('replaces every worker on SIGHUP, one at a time, with no failed request on REST, GraphQL or gRPC', async () => {
@@ -111,6 +118,14 @@ describe('fw start with an in-memory rate limit', () => {
     await expect(failed).rejects.toMatchObject({ code: 1, output: expect.stringMatching(/MemoryStore[\s\S]*RedisStore/) });
   });
 });
+
+async function waitForOutput(started: Started, pattern: RegExp): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!pattern.test(started.output())) {
+    if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** http.server.request.duration's count for GET /pid 200 in a Prometheus text. */
 function routeCount(text: string): number {
