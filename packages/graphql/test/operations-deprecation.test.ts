@@ -1,7 +1,9 @@
-import { Application, type Operation } from '@fw/core';
-import { buildSchema } from 'graphql';
+import { Application, type Operation, type RequestContext } from '@fw/core';
+import { ContextVariables } from '@fw/core/plugin';
+import { buildSchema, parse, subscribe, type ExecutionResult } from 'graphql';
 import { findSchemaChanges, graphqlPlugin, type GraphQLConfig, type GraphQLPlugin } from '../src/index.js';
-import { defineTestOperation, t, type TestOperationDefinition } from './fixtures/operation.js';
+import { defineTestOperation, defineTestStreamOperation, t, type TestOperationDefinition } from './fixtures/operation.js';
+import { OperationSchemas } from '../src/operations/source.js';
 import { gql, serve, type Served } from './helpers.js';
 
 // An operation's own deprecation, and the former names a renamed operation is still served under:
@@ -129,5 +131,46 @@ describe('renaming an operation, as the breaking-change check sees it', () => {
   it('is safe with aliases: [\'book\']: the old field stays, deprecated', () => {
     const after = sdl([query('bookById', { input: t.object({ id: t.id() }), output: Book, aliases: ['book'] })]);
     expect(findSchemaChanges(before(), after).filter((change) => change.breaking)).toEqual([]);
+  });
+});
+
+describe('a renamed streaming operation with aliases', () => {
+  const ticks = defineTestStreamOperation({
+    name: 'ticks',
+    aliases: ['counter'],
+    input: t.object({ from: t.int32() }),
+    output: t.int32(),
+    graphql: { type: 'subscription' },
+    async *handler(input) {
+      yield input.from;
+      yield (input.from as number) - 1;
+    },
+  });
+  const ping = query('ping', { output: t.string() });
+
+  it('has a Subscription field of its former name, deprecated as renamed', () => {
+    expect(sdl([ticks, ping])).toContain('type Subscription {\n  counter(from: Int!): Int! @deprecated(reason: "renamed to ticks")\n  ticks(from: Int!): Int!\n}');
+  });
+
+  it('streams the operation\'s events to a subscription of the former name', async () => {
+    const variables = new ContextVariables();
+    const ctx: RequestContext = {
+      protocol: 'graphql',
+      method: 'POST',
+      path: '/graphql',
+      headers: {},
+      ip: '127.0.0.1',
+      state: {},
+      statusCode: 0,
+      signal: new AbortController().signal,
+      setHeader: () => undefined,
+      get: (key) => variables.get(key),
+      set: (key, value) => variables.set(key, value),
+    };
+    const { schema, rootFor } = new OperationSchemas(undefined, () => [ticks, ping]).current();
+    const events = (await subscribe({ schema, document: parse('subscription { counter(from: 2) }'), rootValue: rootFor!(ctx, undefined) })) as AsyncGenerator<ExecutionResult>;
+    const seen: unknown[] = [];
+    for await (const event of events) seen.push(event.data);
+    expect(seen).toEqual([{ counter: 2 }, { counter: 1 }]);
   });
 });
