@@ -1,6 +1,9 @@
 // `fw start <module> --workers N` through real sockets: the processes share the HTTP and gRPC
 // ports, a dead worker is replaced, SIGHUP replaces them one at a time with no failed request,
 // the metrics endpoint sums every worker's series, and SIGTERM shuts them down in order.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { fwStart, freePort, greeterClient, httpGet, load, stopChild, type GreeterClient, type Started } from './scale-out/support.js';
 
@@ -10,16 +13,20 @@ describe('fw start --workers 2', () => {
   let running: Started;
   let Greeter: Awaited<ReturnType<typeof greeterClient>>;
   let client: GreeterClient;
+  const dir = mkdtempSync(join(tmpdir(), 'fw-start-'));
+  const exitLog = join(dir, 'exits');
+  const exitedPids = (): number[] => { try { return readFileSync(exitLog, 'utf8').trim().split('\n').map(Number); } catch { return []; } };
 
   beforeAll(async () => {
     Greeter = await greeterClient();
-    running = await fwStart(['--workers', '2', '--port', '0', '--host', '127.0.0.1'], { GRPC_PORT: String(await freePort()), SHUTDOWN_DELAY: '1000', METRICS: '1' });
+    running = await fwStart(['--workers', '2', '--port', '0', '--host', '127.0.0.1'], { GRPC_PORT: String(await freePort()), SHUTDOWN_DELAY: '1000', METRICS: '1', EXIT_LOG: exitLog });
     client = new Greeter(running.grpcTarget, grpc.credentials.createInsecure());
   });
 
   afterAll(async () => {
     client?.close();
     await stopChild(running?.child);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('serves HTTP from both workers on one port', async () => {
@@ -97,6 +104,8 @@ describe('fw start --workers 2', () => {
     for (let i = 0; i < 6; i++) after.add((JSON.parse((await httpGet(`${running.url}/pid`)).body) as { pid: number }).pid);
     expect(after.size).toBe(2);
     for (const pid of after) expect(before.has(pid)).toBe(false);
+    // Each replaced worker ran the app's whole shutdown, its beforeExit hook included.
+    for (const pid of before) expect(exitedPids()).toContain(pid);
   });
 
   it('shuts every worker down in order on SIGTERM: not ready, then the drain, and exits 0', async () => {

@@ -76,6 +76,13 @@ function listenToPrimary(app: App, metrics: MetricsPluginShape | undefined): voi
   const shutdown = (delay: number | undefined, handoff = false): void => {
     if (shuttingDown) return;
     shuttingDown = true;
+    const watchesSignals = app.getPlugin('shutdown-signals') !== undefined;
+    if (handoff && watchesSignals) {
+      // The app's own SIGTERM handler runs its whole order, shutdown.beforeExit included; its delay
+      // passes with no connection left to serve.
+      void handOver(app).then(() => process.kill(process.pid, 'SIGTERM'));
+      return;
+    }
     (handoff ? handOver(app) : Promise.resolve())
       .then(() => app.shutdown(delay === undefined ? {} : { delay }))
       .then(

@@ -1,6 +1,7 @@
 // The app the fw start and scale-out tests serve: one operation on REST, GraphQL and gRPC, a rate
 // limited route, and routes that tell which process answered, keep a request in flight, or kill
 // the process. Settings come from the environment, as a deployed app's do.
+import { appendFileSync } from 'node:fs';
 import { createApp, defineOperation, rateLimit, MemoryStore, RedisStore } from '@fw/app';
 import { z } from 'zod';
 
@@ -29,7 +30,8 @@ export default async function build() {
     onLog: () => undefined,
     protocols: { graphql: true, grpc: { port: Number(env.GRPC_PORT ?? 50051), host: env.GRPC_HOST ?? '127.0.0.1' } },
     ...(env.METRICS === '1' ? { observability: { metrics: { enabled: true, serviceName: 'scale-test' } } } : {}),
-    shutdown: { delay: Number(env.SHUTDOWN_DELAY ?? 5000) },
+    // EXIT_LOG: each process that ran its beforeExit hook writes its pid there.
+    shutdown: { delay: Number(env.SHUTDOWN_DELAY ?? 5000), beforeExit: () => env.EXIT_LOG && appendFileSync(env.EXIT_LOG, `${process.pid}\n`) },
   });
   app.operation(hello);
   app.get('/pid', (ctx) => ctx.json({ pid: process.pid }));
