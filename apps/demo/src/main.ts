@@ -8,7 +8,9 @@ console.log(`
 fw demo bookstore is up — one app, three protocols
   REST      ${demo.restUrl}/api/v1/books   (v2: ${demo.restUrl}/api/v2/books)
   GraphQL   ${demo.graphqlUrl}   (open it in a browser for the playground)
-  gRPC      ${demo.grpcTarget}   (service bookstore.Catalog, proto: apps/demo/proto/bookstore.proto)
+  gRPC      ${demo.grpcTarget}   (service bookstore.Catalog, proto: apps/demo/proto/bookstore/bookstore.proto)
+  Live      ${demo.restUrl}/api/v1/orders/events (token) and /api/v1/books/events as server-sent events,
+            GraphQL subscriptions orderEvents/stockEvents, gRPC streams Catalog/OrderEvents and StockEvents
   API docs  ${demo.restUrl}/docs   (OpenAPI: ${demo.restUrl}/openapi.json)
 
   Admin token (write routes, e.g. POST /api/v1/books):
@@ -18,6 +20,7 @@ fw demo bookstore is up — one app, three protocols
 
   Try: curl ${demo.restUrl}/api/v2/books?genre=fiction
        curl -H "authorization: Bearer <token>" ${demo.restUrl}/api/v1/me
+       curl -N ${demo.restUrl}/api/v1/books/events   (then restock or order a book)
   Tour of all three protocols: npx -y pnpm@10.34.9 demo:tour   (tracing exporter: ${config.tracingExporter}; set TRACING_EXPORTER=console|otlp)
   Stop with Ctrl+C (graceful: in-flight requests finish).
 `);
