@@ -232,12 +232,17 @@ describe('fw emit', () => {
   it('writes schema.graphql, the .proto files and openapi.json of an app serving operations on every protocol', async () => {
     await writeFile(join(dir, 'bookstore.mjs'), BOOKSTORE.replace('{{BOOK}}', BOOK_V1));
     const run = await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas');
-    expect(run).toEqual({ code: 0, stdout: 'wrote schemas/schema.graphql\nwrote schemas/proto/bookstore.proto\nwrote schemas/openapi.json\n', stderr: '' });
+    expect(run).toEqual({ code: 0, stdout: 'wrote schemas/schema.graphql\nwrote schemas/proto/bookstore/bookstore.proto\nwrote schemas/openapi.json\n', stderr: '' });
     const sdl = await readFile(join(dir, 'schemas', 'schema.graphql'), 'utf8');
     expect(sdl).toContain('type Query {\n  """One book by id"""\n  getBook(id: String!): Book!\n}\n');
     expect(sdl).toContain('type Mutation {\n  addBook(input: AddBookInput!): Book!\n}\n');
-    const proto = await readFile(join(dir, 'schemas', 'proto', 'bookstore.proto'), 'utf8');
-    expect(proto).toContain('service Catalog {\n  rpc AddBook(AddBookInput) returns (Book);\n  // One book by id\n  rpc GetBook(GetBookInput) returns (Book);\n}');
+    // The file of proto package `bookstore` is in the package's directory.
+    expect(await files('schemas/proto')).toEqual(['bookstore']);
+    const proto = await readFile(join(dir, 'schemas', 'proto', 'bookstore', 'bookstore.proto'), 'utf8');
+    expect(proto).toContain('service Catalog {\n  rpc AddBook(AddBookRequest) returns (AddBookResponse);\n  // One book by id\n  rpc GetBook(GetBookRequest) returns (GetBookResponse);\n}');
+    // The unnamed input gives the request its fields, with presence; the named output is one field of the response.
+    expect(proto).toContain('message GetBookRequest {\n  optional string id = 1;\n}');
+    expect(proto).toContain('message GetBookResponse {\n  Book book = 1;\n}');
     expect(proto.endsWith('}\n')).toBe(true);
     const document = JSON.parse(await readFile(join(dir, 'schemas', 'openapi.json'), 'utf8')) as {
       paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
@@ -248,10 +253,10 @@ describe('fw emit', () => {
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Book', 'Author']));
 
     // Emitting again writes nothing new: the bytes are the same.
-    const before = await Promise.all(['schema.graphql', 'proto/bookstore.proto', 'openapi.json'].map((name) => readFile(join(dir, 'schemas', name))));
+    const before = await Promise.all(['schema.graphql', 'proto/bookstore/bookstore.proto', 'openapi.json'].map((name) => readFile(join(dir, 'schemas', name))));
     const again = await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas');
-    expect(again.stdout).toBe('unchanged schemas/schema.graphql\nunchanged schemas/proto/bookstore.proto\nunchanged schemas/openapi.json\n');
-    const after = await Promise.all(['schema.graphql', 'proto/bookstore.proto', 'openapi.json'].map((name) => readFile(join(dir, 'schemas', name))));
+    expect(again.stdout).toBe('unchanged schemas/schema.graphql\nunchanged schemas/proto/bookstore/bookstore.proto\nunchanged schemas/openapi.json\n');
+    const after = await Promise.all(['schema.graphql', 'proto/bookstore/bookstore.proto', 'openapi.json'].map((name) => readFile(join(dir, 'schemas', name))));
     expect(after.map((bytes, i) => bytes.equals(before[i]!))).toEqual([true, true, true]);
   });
 
@@ -261,8 +266,8 @@ describe('fw emit', () => {
     // Keys reordered, `pages` removed, `isbn` added.
     await writeFile(join(dir, 'bookstore.mjs'), BOOKSTORE.replace('{{BOOK}}', 'isbn: z.string(), author: Author, title: z.string(), id: z.string()'));
     const run = await fw(dir, 'emit', 'bookstore.mjs', '--no-graphql', '--no-openapi');
-    expect(run).toEqual({ code: 0, stdout: 'wrote proto/bookstore.proto\n', stderr: '' });
-    const proto = await readFile(join(dir, 'proto', 'bookstore.proto'), 'utf8');
+    expect(run).toEqual({ code: 0, stdout: 'wrote proto/bookstore/bookstore.proto\n', stderr: '' });
+    const proto = await readFile(join(dir, 'proto', 'bookstore', 'bookstore.proto'), 'utf8');
     const book = /message Book \{\n([^}]*)\}/.exec(proto)![1]!;
     expect(book.split('\n').map((line) => line.trim()).filter((line) => line !== '')).toEqual(
       expect.arrayContaining(['string id = 1;', 'string title = 2;', 'Author author = 3;', 'string isbn = 5;']),

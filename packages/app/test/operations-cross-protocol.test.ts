@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -13,13 +13,26 @@ import { defineOperation } from '@fw/app/validate';
 // One operation set served on REST, GraphQL and gRPC at once, through real sockets: a fetch, a
 // GraphQL POST and a grpc-js client loading the generated .proto. For the same input, the three
 // answer the same result or the same refusal; each case runs the three protocols concurrently.
+// The gRPC client speaks the generated proto as any client does: lower_snake_case field names, a
+// named output as one field of the <Method>Response.
+
+/** Writes the generated .proto files where they are generated: in their package's directory. */
+async function writeProtos(dir: string, files: Array<{ file: string; text: string }>): Promise<void> {
+  for (const { file, text } of files) {
+    await mkdir(dirname(join(dir, file)), { recursive: true });
+    await writeFile(join(dir, file), text);
+  }
+}
 
 /** The token is the user id; "admin" has the admin role, anyone else none. */
 const verifier = (token: string) => ({ sub: token, roles: token === 'admin' ? ['admin'] : [] });
 
-const Item = z.object({ id: z.string(), name: z.string(), qty: z.int32(), tags: z.array(z.string()) }).meta({ id: 'Item' });
+const Item = z.object({ id: z.string(), name: z.string(), qty: z.int32(), tags: z.array(z.string()), unitCents: z.int32() }).meta({ id: 'Item' });
 type ItemOut = z.output<typeof Item>;
-const items = new Map<string, ItemOut>([['i1', { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'] }]]);
+const items = new Map<string, ItemOut>([['i1', { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'], unitCents: 1250 }]]);
+
+/** An item as the generated proto carries it: `unitCents` is `unit_cents` there, while handlers and the other protocols say `unitCents`. */
+const onTheWire = ({ unitCents, ...rest }: ItemOut) => ({ ...rest, unit_cents: unitCents });
 
 const getItem = defineOperation({
   name: 'getItem',
@@ -38,7 +51,7 @@ const getItem = defineOperation({
 
 const addItem = defineOperation({
   name: 'addItem',
-  input: z.object({ name: z.string().min(1), qty: z.int32().min(1).max(10), tags: z.array(z.string()).default([]) }),
+  input: z.object({ name: z.string().min(1), qty: z.int32().min(1).max(10), tags: z.array(z.string()).default([]), unitCents: z.int32().min(0).default(0) }),
   output: Item,
   middleware: [authenticate({ verifier }), requireRole('admin')],
   handler: async (input, ctx) => {
@@ -46,7 +59,7 @@ const addItem = defineOperation({
     void input.owner;
     const qty: number = input.qty;
     // The id is made from the input alone, so the same request gives the same answer on every protocol.
-    return { id: `${input.name.toLowerCase()}-${qty}-${(ctx.user as { sub: string }).sub}`, name: input.name, qty, tags: input.tags };
+    return { id: `${input.name.toLowerCase()}-${qty}-${(ctx.user as { sub: string }).sub}`, name: input.name, qty, tags: input.tags, unitCents: input.unitCents };
   },
   rest: { method: 'POST', path: '/items', status: 201 },
   graphql: { type: 'mutation' },
@@ -128,13 +141,15 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     app.operation(getItem).operation(addItem).operation(ping);
     // The client loads the generated .proto from a file, as a client in another program does.
     protoDir = await mkdtemp(join(tmpdir(), 'fw-ops-'));
-    for (const { file, text } of app.getProtocolManager()!.grpc!.generateProtos()) await writeFile(join(protoDir, file), text);
+    const generated = app.getProtocolManager()!.grpc!.generateProtos();
+    expect(generated.map(({ file }) => file)).toEqual(['shop/shop.proto']);
+    await writeProtos(protoDir, generated);
     await writeFile(join(protoDir, 'rich-status.proto'), RICH_STATUS_PROTO);
     const rich = (protoLoader.loadSync(join(protoDir, 'rich-status.proto'), { keepCase: true, defaults: true })['google.rpc.Decoder'] as protoLoader.ServiceDefinition).Read!;
     decode = { status: (b) => rich.requestDeserialize(b) as never, badRequest: (b) => rich.responseDeserialize(b) as never };
     const info = await app.listen(0, '127.0.0.1');
     base = info.url;
-    const definition = protoLoader.loadSync(join(protoDir, 'shop.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
+    const definition = protoLoader.loadSync(join(protoDir, 'shop', 'shop.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
     const pkg = grpc.loadPackageDefinition(definition) as unknown as { shop: { Items: grpc.ServiceClientConstructor } };
     client = new pkg.shop.Items(app.getProtocolManager()!.getGrpcAddress()!.target, grpc.credentials.createInsecure()) as never;
   });
@@ -191,20 +206,26 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     return outcomes.map((o) => (o.ok || o.fields === undefined ? o : { ...o, fields: unprefixed(o.fields)! }));
   }
 
-  const getItemQuery = 'query($id: String!) { getItem(id: $id) { id name qty tags } }';
-  const addItemMutation = 'mutation($input: AddItemInput!) { addItem(input: $input) { id name qty tags } }';
+  const getItemQuery = 'query($id: String!) { getItem(id: $id) { id name qty tags unitCents } }';
+  const addItemMutation = 'mutation($input: AddItemInput!) { addItem(input: $input) { id name qty tags unitCents } }';
 
   it('answers the same result for the same input, with the keys the output does not name dropped', async () => {
     const outcomes = await all(rest('GET', '/items/i1', undefined), graphql(getItemQuery, { id: 'i1' }), rpc('GetItem', { id: 'i1' }));
-    const expected = { ok: true, value: { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'] } };
-    expect(outcomes).toEqual([expected, expected, expected]);
+    const item = { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'], unitCents: 1250 };
+    // gRPC: GetItemResponse { Item item = 1; }, the item's fields under their proto names.
+    expect(outcomes).toEqual([{ ok: true, value: item }, { ok: true, value: item }, { ok: true, value: { item: onTheWire(item) } }]);
   });
 
   it('runs the operation middleware and the handler with the verified user on every protocol', async () => {
-    const input = { name: 'Desk', qty: 2, tags: ['office'] };
-    const outcomes = await all(rest('POST', '/items', input, 'admin'), graphql(addItemMutation, { input }, 'admin'), rpc('AddItem', input, 'admin'));
-    const expected = { ok: true, value: { id: 'desk-2-admin', name: 'Desk', qty: 2, tags: ['office'] } };
-    expect(outcomes).toEqual([expected, expected, expected]);
+    const input = { name: 'Desk', qty: 2, tags: ['office'], unitCents: 4000 };
+    // The gRPC client sends `unit_cents`, as the proto names it; the handler reads `unitCents` on every protocol.
+    const outcomes = await all(
+      rest('POST', '/items', input, 'admin'),
+      graphql(addItemMutation, { input }, 'admin'),
+      rpc('AddItem', { name: 'Desk', qty: 2, tags: ['office'], unit_cents: 4000 }, 'admin'),
+    );
+    const item = { id: 'desk-2-admin', name: 'Desk', qty: 2, tags: ['office'], unitCents: 4000 };
+    expect(outcomes).toEqual([{ ok: true, value: item }, { ok: true, value: item }, { ok: true, value: { item: onTheWire(item) } }]);
   });
 
   it('refuses a call without a token with 401 / UNAUTHENTICATED', async () => {
@@ -222,8 +243,13 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
   });
 
   it('refuses invalid input with the same field list: 400 / BAD_USER_INPUT / INVALID_ARGUMENT with BadRequest', async () => {
-    const input = { name: '', qty: 11 };
-    const outcomes = await all(rest('POST', '/items', input, 'admin'), graphql(addItemMutation, { input }, 'admin'), rpc('AddItem', input, 'admin'));
+    const input = { name: '', qty: 11, unitCents: -1 };
+    // gRPC's BadRequest names a field by the schema's key (`unitCents`, the proto JSON name), as REST and GraphQL do.
+    const outcomes = await all(
+      rest('POST', '/items', input, 'admin'),
+      graphql(addItemMutation, { input }, 'admin'),
+      rpc('AddItem', { name: '', qty: 11, unit_cents: -1 }, 'admin'),
+    );
     expect(outcomes[0]).toEqual({
       ok: false,
       status: 400,
@@ -231,6 +257,7 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
       fields: [
         { field: 'name', message: 'Too small: expected string to have >=1 characters' },
         { field: 'qty', message: 'Too big: expected number to be <=10' },
+        { field: 'unitCents', message: 'Too small: expected number to be >=0' },
       ],
     });
     expect(outcomes[1]).toEqual(outcomes[0]);
@@ -298,9 +325,9 @@ describe('one runtime for an operation on REST, GraphQL and gRPC: the same span,
     });
     app.operation(whoAmI);
     protoDir = await mkdtemp(join(tmpdir(), 'fw-ops-runtime-'));
-    for (const { file, text } of app.getProtocolManager()!.grpc!.generateProtos()) await writeFile(join(protoDir, file), text);
+    await writeProtos(protoDir, app.getProtocolManager()!.grpc!.generateProtos());
     base = (await app.listen(0, '127.0.0.1')).url;
-    const definition = protoLoader.loadSync(join(protoDir, 'desk.proto'), { keepCase: true, defaults: true });
+    const definition = protoLoader.loadSync(join(protoDir, 'desk', 'desk.proto'), { keepCase: true, defaults: true });
     const pkg = grpc.loadPackageDefinition(definition) as unknown as { desk: { Desk: grpc.ServiceClientConstructor } };
     client = new pkg.desk.Desk(app.getProtocolManager()!.getGrpcAddress()!.target, grpc.credentials.createInsecure()) as never;
   });
