@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { StartError } from './load-app.js';
+import { StartError } from './errors.js';
 import { start } from './primary.js';
 
 /** The usage text of `fw start`. */

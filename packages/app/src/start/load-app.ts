@@ -3,11 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { App } from '../create-app.js';
-
-/** A failure reported as one line, without a stack. */
-export class StartError extends Error {
-  override readonly name = 'StartError';
-}
+import { StartError } from './errors.js';
 
 /**
  * The app an app module exports, loaded as `fw emit` loads it: the `default` export, else `app`; a

@@ -1,9 +1,6 @@
-import cluster, { type Worker } from 'node:cluster';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { availableParallelism } from 'node:os';
+import type { Cluster, Worker } from 'node:cluster';
 import { dirname, join, resolve } from 'node:path';
-import { StartError } from './load-app.js';
+import { StartError } from './errors.js';
 import { isFwMessage, WORKER_ENV, type PrimaryMessage, type WorkerAddress, type WorkerMessage } from './messages.js';
 import { mergePrometheusText } from './prometheus-merge.js';
 import { supportsReusePort } from './reuse-port.js';
@@ -78,8 +75,11 @@ interface Slot {
  * process.on('SIGHUP', () => void running.restart());
  */
 export async function start(options: StartOptions): Promise<StartedApp> {
+  // Loaded here, not with the package: `@fw/app` is imported by every app, and node:cluster alone
+  // costs a few milliseconds of start-up. getBuiltinModule gives the module object the types call a namespace.
+  const cluster = process.getBuiltinModule('node:cluster') as unknown as Cluster;
   if (!cluster.isPrimary) throw new StartError('start() runs in the primary process, not in a cluster worker');
-  const count = options.workers ?? availableParallelism();
+  const count = options.workers ?? process.getBuiltinModule('node:os').availableParallelism();
   if (!Number.isInteger(count) || count < 1) throw new StartError(`workers must be a whole number >= 1, got ${String(options.workers)}`);
   const log = options.onLog ?? ((message: string) => void process.stderr.write(`fw: ${message}\n`));
   const file = resolve(options.cwd ?? process.cwd(), options.module);
@@ -267,13 +267,13 @@ function sendTo(worker: Worker, message: PrimaryMessage): boolean {
 /** The file every worker runs: the `fw` binary, which runs a worker when the cluster forked it. */
 function workerEntry(): string {
   const url = (import.meta as Partial<ImportMeta>).url;
-  const own = url === undefined ? require : createRequire(url);
+  const own = url === undefined ? require : process.getBuiltinModule('node:module').createRequire(url);
   return join(dirname(own.resolve('@fw/app/package.json')), 'dist', 'bin', 'fw.js');
 }
 
 function freePort(host: string | undefined): Promise<number> {
   return new Promise((done, fail) => {
-    const server = createServer();
+    const server = process.getBuiltinModule('node:net').createServer();
     server.once('error', fail);
     server.listen(0, host, () => {
       const { port } = server.address() as { port: number };
