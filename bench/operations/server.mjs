@@ -43,7 +43,7 @@ if (variant === 'operation') {
       handler: async (input) => reply(input),
       rest: { method: 'POST', path: '/hello' },
       graphql: { type: 'query' },
-      // rpc SayHello(SayHelloInput) returns (SayHelloOutput): on the wire, bench.proto's Greeter.
+      // rpc SayHello(SayHelloRequest) returns (SayHelloResponse): bench.proto's Greeter, byte for byte.
       grpc: { service: 'bench.Greeter' },
     }),
   );
