@@ -34,7 +34,7 @@ class Ctx {
   get(key) { return this.#vars === undefined ? key.defaultValue : this.#vars.get(key); }
   set(key, value) { (this.#vars ??= new ContextVariables()).set(key, value); return this; }
 }
-const resolver = async ({ input }) => reply(parsed(input));
+const resolver = async (args) => reply(parsed(args));
 const request = { method: 'POST', url: '/hello', headers: { 'content-type': 'application/json' }, body: '{"name":"bench"}' };
 
 const cases = {
@@ -44,7 +44,7 @@ const cases = {
   },
   call: {
     operation: () => runOperation(op, new Ctx(), { name: 'bench' }),
-    handwritten: () => (new Ctx(), resolver({ input: { name: 'bench' } })),
+    handwritten: () => (new Ctx(), resolver({ name: 'bench' })),
   },
 };
 

@@ -23,7 +23,7 @@ const variants = [
   { name: 'operation', label: 'operation (defineOperation + app.operation)' },
   { name: 'handwritten', label: 'hand-written (createHandler route, graphql-js resolver, gRPC service method)' },
 ];
-const GRAPHQL_QUERY = '{ sayHello(input: { name: "bench" }) { message } }';
+const GRAPHQL_QUERY = '{ sayHello(name: "bench") { message } }';
 const protocols = [
   { name: 'rest', label: 'REST POST /hello {"name":"bench"}', request: { method: 'POST', headers: { 'content-type': 'application/json' }, body: { name: 'bench' } }, path: '/hello', expect: { message: 'Hello bench' } },
   {

@@ -15,11 +15,10 @@ const Input = z.object({ name: z.string().min(1).max(100) });
 const Output = z.object({ message: z.string() });
 const reply = ({ name }) => ({ message: `Hello ${name}` });
 
-/** The hand-written GraphQL schema: what the operation generates (SayHelloInput, SayHelloOutput). */
+/** The hand-written GraphQL schema: what the operation generates (a query takes flat arguments). */
 const SDL = `
-input SayHelloInput { name: String! }
 type SayHelloOutput { message: String! }
-type Query { sayHello(input: SayHelloInput!): SayHelloOutput! }
+type Query { sayHello(name: String!): SayHelloOutput! }
 `;
 
 /** Hand-written validation, as a resolver or a gRPC method would do it: zod, 400 on failure. */
@@ -50,7 +49,7 @@ if (variant === 'operation') {
 } else if (variant === 'handwritten') {
   app = createApp({
     protocols: {
-      graphql: { schema: buildSchema(SDL), rootValue: { sayHello: async ({ input }) => reply(parsed(input)) } },
+      graphql: { schema: buildSchema(SDL), rootValue: { sayHello: async (args) => reply(parsed(args)) } },
       grpc: { port: grpcPort, host: '127.0.0.1', protoPath: PROTO_PATH, services: { 'bench.Greeter': { SayHello: async (call) => reply(parsed(call.request)) } } },
     },
   });
