@@ -3,6 +3,8 @@
 // the process. Settings come from the environment, as a deployed app's do.
 import { appendFileSync } from 'node:fs';
 import { createApp, defineOperation, rateLimit, MemoryStore, RedisStore } from '@fw/app';
+import { tracked } from '@fw/app/core';
+import { createPubSub } from '@fw/app/middleware';
 import { z } from 'zod';
 
 const env = process.env;
@@ -19,12 +21,15 @@ const hello = defineOperation({
 
 export default async function build() {
   let limiter;
+  let bus;
   if (env.RATE_LIMIT === 'memory') limiter = rateLimit({ windowMs: 60_000, maxRequests: 5, store: new MemoryStore() });
   if (env.RATE_LIMIT === 'redis') {
     const { Redis } = await import('ioredis');
     const client = new Redis(env.REDIS_URL, { enableOfflineQueue: false, lazyConnect: true });
     await client.connect();
     limiter = rateLimit({ windowMs: 60_000, maxRequests: Number(env.RATE_LIMIT_MAX ?? 10), keyGenerator: () => 'shared', store: new RedisStore({ client, prefix: `scale:${env.RATE_LIMIT_PREFIX ?? ''}:` }) });
+    // Events published on any instance reach the subscribers of every instance.
+    bus = createPubSub({ redis: new Redis(env.REDIS_URL), prefix: `scale:${env.RATE_LIMIT_PREFIX ?? ''}:ps:` });
   }
   const app = createApp({
     onLog: () => undefined,
@@ -44,5 +49,18 @@ export default async function build() {
     setTimeout(() => process.exit(3), 10);
   });
   if (limiter !== undefined) app.get('/limited', limiter, (ctx) => ctx.json({ pid: process.pid }));
+  if (bus !== undefined) {
+    app.get('/events', async (ctx) => {
+      const subscription = bus.subscribe('news', { signal: ctx.signal });
+      await subscription.ready;
+      ctx.sse(
+        (async function* () {
+          yield { subscribed: process.pid };
+          for await (const { id, data } of subscription) yield tracked(id, data);
+        })(),
+      );
+    });
+    app.post('/publish', async (ctx) => ctx.json({ id: await bus.publish('news', { from: process.pid }) }));
+  }
   return app;
 }

@@ -4,6 +4,7 @@
 // tooling/scripts/scale-out/configs.cjs; every process is stopped by its PID in afterAll.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,40 @@ suite('three fw instances behind HAProxy, with Redis and Prometheus', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     expect(pids.size).toBe(3);
+  });
+
+  it('delivers events published on any instance to a subscriber on another (Redis pub/sub, SSE through HAProxy)', async () => {
+    const events: Array<{ subscribed?: number; from?: number }> = [];
+    const req = request(`${lb.http}/events`, { agent: false });
+    const opened = new Promise<void>((resolve, reject) => {
+      req.on('response', (res) => {
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+            const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data:'));
+            buffer = buffer.slice(end + 2);
+            if (data !== undefined) events.push(JSON.parse(data.slice(5)) as { subscribed?: number; from?: number });
+            if (events.length === 1) resolve();
+          }
+        });
+      });
+      req.on('error', reject);
+    });
+    req.end();
+    try {
+      await opened;
+      const subscriber = events[0]!.subscribed;
+      for (let i = 0; i < 6; i++) expect((await httpGet(`${lb.http}/publish`, undefined, { method: 'POST' })).status).toBe(200);
+      await waitFor(async () => events.length === 7, 'the six events', 10_000);
+      const publishers = new Set(events.slice(1).map((event) => event.from));
+      // Round robin: the six publishes landed on all three instances, two of them not the subscriber's.
+      expect(publishers.size).toBe(3);
+      expect([...publishers].filter((pid) => pid !== subscriber).length).toBe(2);
+    } finally {
+      req.destroy();
+    }
   });
 
   it('takes an instance out at its first 503 on /readyz, before it drains', async () => {
