@@ -296,7 +296,7 @@ describe('a streaming operation', () => {
     rest: { method: 'GET', path: '/ticks' },
   });
 
-  it("answers 200 text/event-stream whose events each carry one output value, not a JSON body", () => {
+  it('answers 200 text/event-stream whose events each carry one output value, not a JSON body', () => {
     const app = new Application();
     app.operation(ticks);
     const doc = openapi(app);
