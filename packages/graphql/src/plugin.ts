@@ -1,13 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import type { AnyMiddleware, Operation } from '@fw/core';
 import { clientIp, createLogger, type LogFunction, type PluginHost } from '@fw/core/plugin';
-import { headerValue } from './endpoint/negotiation.js';
 import { printSchema } from 'graphql';
 import { resolveGraphQLConfig } from './config.js';
 import { createEndpoint } from './endpoint/endpoint.js';
+import { headerValue } from './endpoint/negotiation.js';
 import { OperationSchemas } from './operations/source.js';
 import { createConnectStep } from './subscriptions/connect.js';
 import { streamHostOf } from './subscriptions/streams.js';
-import { createWebSocketTransport, type WebSocketTransport } from './subscriptions/websocket.js';
+import type { WebSocketTransport } from './subscriptions/websocket.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 
 declare module '@fw/core' {
@@ -87,13 +88,32 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
           return listed[2];
         };
         const connect = createConnectStep({ middleware, contextSettings: () => appHost.contextSettings }, log);
-        const ws = createWebSocketTransport(endpoint.start, connect, () => streamHostOf(appHost), (req) => clientIp(req.socket.remoteAddress ?? '', headerValue(req.headers['x-forwarded-for']), appHost.contextSettings.trustProxy), {
-          maxPerConnection: subscriptions.maxPerConnection,
-          connectionInitTimeout: subscriptions.connectionInitTimeout,
-          maxPayload: () => appHost.contextSettings.bodyLimit,
-        }, log);
-        websocket = ws;
-        host.onUpgrade(path, (req, socket, head) => ws.upgrade(req, socket, head));
+        const clientKey = (req: IncomingMessage): string => clientIp(req.socket.remoteAddress ?? '', headerValue(req.headers['x-forwarded-for']), appHost.contextSettings.trustProxy);
+        const limits = { maxPerConnection: subscriptions.maxPerConnection, connectionInitTimeout: subscriptions.connectionInitTimeout, maxPayload: () => appHost.contextSettings.bodyLimit };
+        // ws and graphql-ws load with the first upgrade (ws alone takes tens of ms to load): an
+        // app that never sees a WebSocket does not pay for them at start-up.
+        let loading: Promise<WebSocketTransport> | undefined;
+        const load = (): Promise<WebSocketTransport> =>
+          (loading ??= import('./subscriptions/websocket.js').then(({ createWebSocketTransport }) => {
+            websocket = createWebSocketTransport(endpoint.start, connect, () => streamHostOf(appHost), clientKey, limits, log);
+            return websocket;
+          }));
+        host.onUpgrade(path, (req, socket, head) => {
+          if (websocket !== undefined) return websocket.upgrade(req, socket, head);
+          // Until the transport has loaded, the socket waits (unread); an error meanwhile only closes it.
+          const failed = (): void => void socket.destroy();
+          socket.once('error', failed);
+          load().then(
+            (transport) => {
+              socket.off('error', failed);
+              if (!socket.destroyed) transport.upgrade(req, socket, head);
+            },
+            (err: unknown) => {
+              log('GraphQL WebSocket transport failed to load', err);
+              socket.destroy();
+            },
+          );
+        });
       }
       // Every subscription completes before the app has closed.
       host.onClose(async () => {
