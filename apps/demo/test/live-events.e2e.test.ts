@@ -1,5 +1,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { mintToken } from '../src/auth.js';
+import { DEV_JWT_SECRET } from '../src/config.js';
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 import { catalogClient, metadata, unary, type CatalogClient } from './grpc-client.js';
 import { everywhere, eventually, graphqlSse, rpc, sse, type LiveEvent, type Subscriber } from './live-clients.js';
@@ -17,7 +19,7 @@ describe('the live events of the demo on REST (SSE), GraphQL (graphql-sse, graph
   const open: Subscriber[] = [];
 
   beforeAll(async () => {
-    demo = await startDemoProcess({ RATE_LIMIT_MAX: '100000' });
+    demo = await startDemoProcess({ RATE_LIMIT_MAX: '100000', JWT_SECRET: DEV_JWT_SECRET });
     client = catalogClient(demo.endpoints.grpc);
   });
 
@@ -150,6 +152,14 @@ describe('the live events of the demo on REST (SSE), GraphQL (graphql-sse, graph
     expect(count(/live: orderEvents opened/, since)).toBe(0);
   });
 
+  it('refuses orderEvents to a token without the customer role with 403 on every protocol', async () => {
+    const guest = await mintToken({ id: 'u-guest', roles: [] }, DEV_JWT_SECRET);
+    const subscribers = everywhere(demo.endpoints, client, { operation: 'orderEvents', token: guest });
+    open.push(...subscribers);
+    const refusals = await Promise.all(subscribers.map((s) => s.ended));
+    expect(refusals.map((r) => r?.status)).toEqual([403, 403, 403, 403]);
+  });
+
   it('answers 401 with WWW-Authenticate and the error body to a plain SSE request without a token', async () => {
     const res = await fetch(`${demo.endpoints.rest}/api/v1/orders/events`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(401);
@@ -197,6 +207,36 @@ describe('the live events of the demo on REST (SSE), GraphQL (graphql-sse, graph
       void pending;
     } finally {
       await ws.dispose();
+    }
+  });
+});
+
+describe('stopping the demo while live streams are open', () => {
+  it('ends every stream on every protocol, runs each handler\'s finally, and exits 0 (SIGTERM)', async () => {
+    const demo = await startDemoProcess({ RATE_LIMIT_MAX: '100000' });
+    const client = catalogClient(demo.endpoints.grpc);
+    try {
+      const subscribers = everywhere(demo.endpoints, client, { operation: 'stockEvents' });
+      const lines = (pattern: RegExp): number => demo.output().split('\n').filter((line) => pattern.test(line)).length;
+      await eventually(() => lines(/live: stockEvents opened over/) === subscribers.length, 'the streams to open');
+      expect(await demo.stop()).toBe(0);
+      // Each client is told the stream is over (SSE: the connection ends after its retry hint;
+      // GraphQL: complete; gRPC: UNAVAILABLE, reconnect), none hangs.
+      const ends = await Promise.all(subscribers.map((s) => s.ended));
+      expect(ends.map((end, i) => [subscribers[i]!.protocol, end?.status])).toEqual([
+        ['sse', undefined],
+        ['graphql-sse', undefined],
+        ['graphql-ws', undefined],
+        ['grpc', 503],
+      ]);
+      // The handlers' finally ran before the process said it stopped.
+      const output = demo.output();
+      expect(lines(/live: stockEvents closed over/)).toBe(subscribers.length);
+      expect(output.lastIndexOf('live: stockEvents closed over')).toBeLessThan(output.indexOf('demo stopped'));
+      for (const subscriber of subscribers) subscriber.leave();
+    } finally {
+      client.close();
+      await demo.stop();
     }
   });
 });
