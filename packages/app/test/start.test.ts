@@ -121,6 +121,13 @@ describe('fw start --workers 2', () => {
   });
 });
 
+describe('fw start with metrics on an admin port', () => {
+  it('refuses to start: every worker would answer the port with its own series', async () => {
+    const failed = fwStart(['--workers', '2', '--port', '0', '--host', '127.0.0.1'], { GRPC_PORT: String(await freePort()), METRICS: '1', METRICS_PORT: String(await freePort()) });
+    await expect(failed).rejects.toMatchObject({ code: 1, output: expect.stringContaining('observability.metrics.port (an admin port) is not served under fw start --workers') });
+  });
+});
+
 describe('fw start with an in-memory rate limit', () => {
   it('refuses to start under workers, pointing to RedisStore', async () => {
     const failed = fwStart(['--workers', '2', '--port', '0', '--host', '127.0.0.1'], { GRPC_PORT: String(await freePort()), RATE_LIMIT: 'memory' });

@@ -34,7 +34,7 @@ export default async function build() {
   const app = createApp({
     onLog: () => undefined,
     protocols: { graphql: true, grpc: { port: Number(env.GRPC_PORT ?? 50051), host: env.GRPC_HOST ?? '127.0.0.1' } },
-    ...(env.METRICS === '1' ? { observability: { metrics: { enabled: true, serviceName: 'scale-test' } } } : {}),
+    ...(env.METRICS === '1' ? { observability: { metrics: { enabled: true, serviceName: 'scale-test', ...(env.METRICS_PORT ? { port: Number(env.METRICS_PORT), host: '127.0.0.1' } : {}) } } } : {}),
     // EXIT_LOG: each process that ran its beforeExit hook writes its pid there.
     shutdown: { delay: Number(env.SHUTDOWN_DELAY ?? 5000), beforeExit: () => env.EXIT_LOG && appendFileSync(env.EXIT_LOG, `${process.pid}\n`) },
   });
