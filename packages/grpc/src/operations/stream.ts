@@ -111,6 +111,8 @@ class OperationStream {
     const call = this.#call as unknown as Writer;
     const { maxEventBytes, maxBufferedBytes, stallTimeout } = this.#support.streams;
     let pending: Promise<IteratorResult<StreamEvent<unknown>>> | undefined;
+    /** Settles once the last event written was taken by the transport (its write callback). */
+    let written: Promise<void> | undefined;
     try {
       for (;;) {
         if (this.#stopped !== undefined) return;
@@ -123,16 +125,22 @@ class OperationStream {
         const bytes = serialize(codec.response(result.value.data));
         if (bytes.length > maxEventBytes) throw new Error(`An event of ${bytes.length} bytes is larger than streams.maxEventBytes (${maxEventBytes})`);
         if (call.writableEnded) return;
+        // Past the bound, the client first takes what waits (one that takes nothing for
+        // stallTimeout is ended): an event larger than the bound (within maxEventBytes) still
+        // reaches a client that reads, and no more than the bound plus one event waits.
+        if (this.#unsent > 0 && this.#unsent + bytes.length > maxBufferedBytes) {
+          await this.#drained(call, stallTimeout, written, `more than ${maxBufferedBytes} bytes (streams.maxBufferedBytes) were waiting for the client`);
+          if (this.#stopped !== undefined) return;
+        }
         this.#state.flushHeaders();
         this.#unsent += bytes.length;
         const size = bytes.length;
+        let taken: () => void = noop;
+        written = new Promise<void>((resolve) => (taken = resolve));
         const flowing = call.write(bytes, () => {
           this.#unsent -= size;
+          taken();
         });
-        if (this.#unsent > maxBufferedBytes) {
-          this.#stop({ kind: 'slow', message: `more than ${maxBufferedBytes} bytes (streams.maxBufferedBytes) were waiting for the client` });
-          return;
-        }
         if (!flowing) await this.#drained(call, stallTimeout);
       }
     } finally {
@@ -148,16 +156,17 @@ class OperationStream {
     this.#wake(stop);
   }
 
-  /** Waits for 'drain', the stream's end, or `stallTimeout` ms (then the stream is stopped as stalled). */
-  async #drained(call: Writer, stallTimeout: number): Promise<void> {
+  /** Waits for 'drain' (or `written` to settle), the stream's end, or `stallTimeout` ms (then the stream is stopped for `reason`). */
+  async #drained(call: Writer, stallTimeout: number, written?: Promise<void>, reason = `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)`): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     let onDrain: () => void = noop;
     await Promise.race([
       new Promise<void>((resolve) => {
         onDrain = resolve;
         call.once('drain', onDrain);
+        void written?.then(resolve);
         timer = setTimeout(() => {
-          this.#stop({ kind: 'slow', message: `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)` });
+          this.#stop({ kind: 'slow', message: reason });
           resolve();
         }, stallTimeout);
       }),
