@@ -289,6 +289,8 @@ export interface ContractResult {
   status?: number;
   ok: boolean;
   skipped: boolean;
+  /** Why the check skipped the request on its own (a success case that is an endless event stream). */
+  skipReason?: string;
   /** What did not match: empty when `ok`. */
   errors: string[];
 }

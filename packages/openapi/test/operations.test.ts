@@ -309,3 +309,33 @@ describe('a streaming operation', () => {
     validateOpenAPI(doc);
   });
 });
+
+describe('checkContract on a streaming operation', () => {
+  const Tick = z.object({ n: z.number().int() }).meta({ id: 'ContractTick' });
+  const ticks = defineOperation({
+    name: 'ticks',
+    input: z.object({ from: z.coerce.number().int().min(0) }),
+    output: Tick,
+    stream: true,
+    // An endless stream: a check that read its body to the end would never finish.
+    handler: async function* (input, ctx) {
+      for (let n = input.from; !ctx.signal.aborted; n++) {
+        yield { n };
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    rest: { method: 'GET', path: '/ticks' },
+  });
+
+  it('skips the success case of a server-sent events route, saying why, and checks the errors it documents', async () => {
+    const app = new Application();
+    app.operation(ticks);
+    const report = await checkContract(app, openapi(app), { operations: { ticks: [{}, { query: { from: -1 }, status: 400 }] } });
+    expect(report.results.map((r) => [r.case, r.skipped, r.status, r.skipReason])).toEqual([
+      [1, true, undefined, 'a stream of server-sent events: check it with an event-stream client'],
+      [2, false, 400, undefined],
+    ]);
+    expect(report.ok).toBe(true);
+    expect(report.summary).toContain('(skipped: a stream of server-sent events');
+  });
+});
