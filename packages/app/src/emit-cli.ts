@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { emit, type EmitResult, type EmitTarget } from './emit.js';
+import { loadExportedApp, notAnApp } from './internal/app-module.js';
 
 /** Where the command line writes: `process.stdout`/`process.stderr` in the `fw` binary. */
 export interface CliIO {
@@ -33,6 +32,8 @@ Options:
 
 A relative protoOut in the gRPC config is read from the app's package directory (the nearest
 folder at or above the module with a package.json), whatever the current directory.
+
+Also: fw start <app-module> [--workers N] [--port P] serves the app (fw start --help).
 `;
 
 /** A failure the command reports as one line, without a stack. */
@@ -157,69 +158,9 @@ function parseEmitArgs(args: string[]) {
 type LoadedApp = EmitTarget & { readonly server?: unknown; close?: () => Promise<void> };
 
 async function loadApp(file: string, spec: string): Promise<LoadedApp> {
-  if (!existsSync(file)) throw new CliError(`cannot find the app module ${spec} (no file at ${file})`);
-  let mod: Record<string, unknown>;
-  try {
-    mod = await importModule(file, spec);
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError(`could not load ${spec}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const name = mod.default !== undefined ? 'default' : mod.app !== undefined ? 'app' : undefined;
-  if (name === undefined) throw new CliError(`${spec} exports no app: export it as the default export or as "app"`);
-  let value: unknown = mod[name];
-  try {
-    if (typeof value === 'function') value = (value as () => unknown)();
-    value = await value;
-  } catch (err) {
-    throw new CliError(`making the app exported by ${spec} failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (!isApp(value)) throw new CliError(`the ${name === 'default' ? 'default export' : '"app" export'} of ${spec} is not an fw app (createApp() or new Application())`);
+  const { value, name } = await loadExportedApp(file, spec, (message) => new CliError(message), 'and run fw emit again, or emit from a compiled .js module');
+  if (!isApp(value)) throw new CliError(notAnApp(spec, name));
   return value;
-}
-
-const TYPESCRIPT = /\.(?:c|m)?tsx?$/;
-
-/**
- * Imports the app module. A TypeScript module is loaded with tsx's loader hooks, resolved from the
- * module's own folder (the project's tsx, a dev dependency there), so `fw emit src/app.ts` works
- * without `node --import tsx` (which pnpm's shell-script `.bin/fw` cannot take anyway); a loader the
- * process already has (`--import tsx`) is used as it is.
- */
-async function importModule(file: string, spec: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
-  if (!TYPESCRIPT.test(file)) return (await import(url)) as Record<string, unknown>;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (err) {
-    if ((err as { code?: unknown } | null)?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-  }
-  const api = tsxApi(file);
-  if (api === undefined) {
-    throw new CliError(`${spec} is TypeScript: install tsx in the project (npm install -D tsx) and run fw emit again, or emit from a compiled .js module`);
-  }
-  const tsx = (await import(api)) as { tsImport: (specifier: string, parentURL: string) => Promise<Record<string, unknown>> };
-  const mod = await tsx.tsImport(url, url);
-  // A module compiled as CommonJS (no "type": "module" above it) arrives as { default: exports }.
-  const inner = mod.default as { __esModule?: unknown } | null | undefined;
-  return inner !== null && typeof inner === 'object' && inner.__esModule === true ? inner : mod;
-}
-
-/**
- * The URL of tsx's ES module API (`tsx/esm/api`, import condition) as seen from `file`'s folder, or
- * undefined when tsx is not installed there. Read from its package.json's exports: a CommonJS
- * resolver only sees the require condition, and that build cannot start the loader from here.
- */
-function tsxApi(file: string): string | undefined {
-  let manifest: string;
-  try {
-    manifest = createRequire(file).resolve('tsx/package.json');
-  } catch {
-    return undefined;
-  }
-  const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown> }).exports?.['./esm/api'];
-  const target = typeof exported === 'string' ? exported : (exported as { import?: { default?: unknown } } | undefined)?.import?.default;
-  return typeof target === 'string' ? pathToFileURL(join(dirname(manifest), target)).href : undefined;
 }
 
 function isApp(value: unknown): value is LoadedApp {
