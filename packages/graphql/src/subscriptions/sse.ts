@@ -203,8 +203,11 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
           write(res, oversized(chunk, operations));
           continue;
         }
+        // What earlier events left unsent, not this one: an event larger than the bound (within
+        // maxEventBytes) still reaches a client that reads.
+        const waiting = res.writableLength;
         write(res, chunk);
-        if (res.writableLength > maxBufferedBytes && stopping === undefined) {
+        if (waiting > maxBufferedBytes && stopping === undefined) {
           log(`GraphQL event stream ended on ${ctx.path}: the client reads too slowly (${res.writableLength} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
           gone();
           res.destroy();
