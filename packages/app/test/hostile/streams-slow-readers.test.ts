@@ -1,5 +1,6 @@
 import { connect as connectHttp2, type ClientHttp2Session } from 'node:http2';
 import { connect } from 'node:net';
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startFeed, FEED_SUBSCRIPTION, type FeedInput, type FeedServer } from './streams-feed.js';
@@ -204,6 +205,20 @@ describe('a client that never reads', () => {
       socket.write(`GET /feed?${query(input('sse-large'))} HTTP/1.1\r\nHost: t\r\n\r\n`);
       cleanup.push(() => socket.destroy());
       await twoEvents(() => events, 'sse');
+    });
+
+    it('receives them over graphql-sse', async () => {
+      let events = 0;
+      const client = createSseClient({ url: `${feed.base}/graphql`, retryAttempts: 0 });
+      const results = client.iterate({ query: FEED_SUBSCRIPTION, variables: input('gsse-large') });
+      void (async () => {
+        for await (const _ of results) events++;
+      })().catch(() => undefined);
+      cleanup.push(() => {
+        void results.return?.();
+        client.dispose();
+      });
+      await twoEvents(() => events, 'graphql-sse');
     });
 
     it('receives them over graphql-ws', async () => {
