@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,6 +73,24 @@ describe('a renamed operation with its former name in aliases, in the generated 
       'message shop.v1.GetBookResponse was removed',
     ]);
     expect(findProtoChanges(before, new Map([[SHOP, v2[0]!.text]])).filter((change) => change.breaks !== undefined)).toEqual([]);
+  });
+
+  it('passes buf lint (STANDARD) with the kept rpc', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-grpc-alias-lint-'));
+    try {
+      await writeFile(path.join(dir, 'buf.yaml'), 'version: v2\nlint:\n  use:\n    - STANDARD\n');
+      await mkdir(path.join(dir, 'shop', 'v1'), { recursive: true });
+      await writeFile(path.join(dir, SHOP), generations().v2[0]!.text);
+      const buf = path.join(path.dirname(require.resolve('@bufbuild/buf/package.json')), 'bin', 'buf');
+      const output = await new Promise<string>((resolve) => {
+        execFile(process.execPath, [buf, 'lint', '--error-format=json'], { cwd: dir, env: { ...process.env, BUF_CACHE_DIR: path.join(dir, '.cache') } }, (err, stdout, stderr) => {
+          resolve(err === null ? '' : `${stdout}${stderr}` || err.message);
+        });
+      });
+      expect(output).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('adds no gRPC method for a former name when grpc.method is given, which never followed the name', () => {
