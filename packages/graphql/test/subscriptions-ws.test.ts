@@ -80,6 +80,21 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     await ran;
   });
 
+  it("aborts ctx.signal of one subscription the client completes while its socket stays open, so a resolver waiting for an event ends and its finally runs", async () => {
+    const shared = client();
+    // A second subscription keeps the socket open all along.
+    const other = shared.iterate({ query: 'subscription { waits }' });
+    expect((await other.next()).value).toEqual({ data: { waits: 1 } });
+    const ran = probe.nextFinally();
+    const waiting = shared.iterate({ query: 'subscription { waits }' });
+    expect((await waiting.next()).value).toEqual({ data: { waits: 1 } });
+    await waiting.return?.(undefined);
+    await ran;
+    const otherRan = probe.nextFinally();
+    await other.return?.(undefined);
+    await otherRan;
+  });
+
   it("runs the resolver generator's finally when the socket closes", async () => {
     const ran = probe.nextFinally();
     const closed = rawSocket((socket) => {

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { statusText, toHTTPError, type Context } from '@fw/core';
-import type { LogFunction } from '@fw/core/plugin';
+import { withStreamSignal, type LogFunction } from '@fw/core/plugin';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type OperationResult } from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -91,7 +91,11 @@ export function createWebSocketTransport(
       }
       let complete!: () => void;
       const completed = new Promise<void>((resolve) => (complete = resolve));
-      const operation = await start(fw, payload, { method: 'POST' });
+      // Each subscription sees the connection's context with a signal of its own, aborted as soon as
+      // its stream ends (the client's `complete` included): a resolver waiting for an event stops
+      // waiting and runs its `finally`, while the connection's other subscriptions go on.
+      const stop = new AbortController();
+      const operation = await start(withStreamSignal(fw, stop.signal), payload, { method: 'POST', onEnd: () => stop.abort() });
       if (operation.kind === 'refused') return operation.errors.length > 0 ? operation.errors : [new GraphQLError(statusText(operation.status))];
       if (operation.kind === 'stream') ctx.extra.running.set(id, { results: operation.results, completed, complete });
       // graphql-ws runs what it is given: the args carry the started operation to `execute`/`subscribe` below.
