@@ -101,16 +101,13 @@ export interface Operation<TInput = unknown, TOutput = unknown> {
   /** The operation's name, from which each protocol names it (a field, a method). */
   readonly name: string;
   readonly description?: string | undefined;
-  /**
-   * Clients should stop calling the operation: GraphQL marks its field `@deprecated`, proto its rpc
-   * `option deprecated = true`, OpenAPI its operation `deprecated: true`.
-   */
+  /** Clients should stop calling the operation: each protocol's generated schema marks it deprecated. */
   readonly deprecated?: boolean | undefined;
   /** Why the operation is deprecated and what to call instead. */
   readonly deprecationReason?: string | undefined;
   /**
-   * Former names the operation is still served under, deprecated: a GraphQL field and a gRPC
-   * method of each (`renamed to <name>`), so that clients of the old name keep working.
+   * Former names the operation is still served under, deprecated (`renamed to <name>`), by the
+   * protocols that name it after its name, so that clients of the old name keep working.
    */
   readonly aliases?: readonly string[] | undefined;
   /** The input's shape (an object). */
