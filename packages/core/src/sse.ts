@@ -3,7 +3,7 @@ import type { Context } from './context.js';
 import { errorBody, toHTTPError, type HTTPError } from './http-error.js';
 import type { StreamHost } from './internal/stream-host.js';
 import { ABORT } from './internal/symbols.js';
-import type { OpenStream } from './stream-registry.js';
+import { releaseStream, type OpenStream } from './stream-registry.js';
 import type { StreamEvent } from './stream.js';
 
 /** Options of `ctx.sse()`. */
@@ -113,7 +113,7 @@ export class SseStream {
     this.#ctx[ABORT](stop?.kind === 'end' ? stop.reason : streamEnded(stop));
     // A pending next() that was given up on may still settle: nothing waits for it any more.
     if (pending !== undefined) pending.then(noop, noop);
-    this.#finishSource(source, config.stallTimeout);
+    releaseStream(source, this.#handle, config.stallTimeout, `${this.#ctx.method} ${this.#ctx.path}`, this.#host.log);
     if (failed && !this.#headersSent) throw failure;
     this.#finishWire(stop, failed, failure, config.retry);
   }
@@ -181,39 +181,6 @@ export class SseStream {
     return frame;
   }
 
-  /**
-   * Runs the source's `return()` (the handler's `finally`) and gives the registry slot back once it
-   * settled, or after `limit` ms for a handler that ignores `ctx.signal` while it waits.
-   */
-  #finishSource(source: AsyncIterator<StreamEvent<unknown>>, limit: number): void {
-    const handle = this.#handle;
-    const { log } = this.#host;
-    const where = `${this.#ctx.method} ${this.#ctx.path}`;
-    let returned: Promise<unknown>;
-    try {
-      returned = Promise.resolve(source.return?.());
-    } catch (err) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
-      returned = Promise.reject(err);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), limit);
-      timer.unref();
-    });
-    Promise.race([returned.then(() => 'done' as const), late]).then(
-      (outcome) => {
-        clearTimeout(timer);
-        if (outcome === 'late') log(`The stream handler of ${where} had not finished ${limit} ms after its stream ended (does it wait without ctx.signal?)`);
-        handle.close();
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        log(`The stream handler of ${where} threw while finishing`, err);
-        handle.close();
-      },
-    );
-  }
 
   /** Ends the response: an error event, a reconnect hint, or the plain end; cut for a client that does not read. */
   #finishWire(stop: Stop | undefined, failed: boolean, failure: unknown, retry: number): void {

@@ -1,5 +1,6 @@
 import type { ResolvedStreamsConfig } from './config.js';
 import { HTTPError } from './http-error.js';
+import type { LogFunction } from './internal/logging.js';
 
 /** What a transport tells the registry when a stream opens (`host.openStream()`). */
 export interface StreamOpenOptions {
@@ -129,4 +130,37 @@ export class StreamRegistry {
       this.#emptied = undefined;
     }
   }
+}
+
+/**
+ * What a transport does once its stream is over, however it ended: runs the source's `return()`
+ * (the handler's `finally`) and gives the registry slot back once that settled, or after `limit` ms
+ * (`streams.stallTimeout`) for a handler that ignores `ctx.signal` while it waits — logged, naming
+ * `where`, as is a `return()` that throws. Never throws or rejects.
+ */
+export function releaseStream(source: AsyncIterator<unknown>, slot: OpenStream, limit: number, where: string, log: LogFunction): void {
+  let returned: Promise<unknown>;
+  try {
+    returned = Promise.resolve(source.return?.());
+  } catch (err) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+    returned = Promise.reject(err);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), limit);
+    timer.unref();
+  });
+  Promise.race([returned.then(() => 'done' as const), late]).then(
+    (outcome) => {
+      clearTimeout(timer);
+      if (outcome === 'late') log(`The stream handler of ${where} had not finished ${limit} ms after its stream ended (does it wait without ctx.signal?)`);
+      slot.close();
+    },
+    (err: unknown) => {
+      clearTimeout(timer);
+      log(`The stream handler of ${where} threw while finishing`, err);
+      slot.close();
+    },
+  );
 }

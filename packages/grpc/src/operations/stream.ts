@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { HTTPError, Operation, StreamEvent } from '@fw/core';
-import { runStreamOperation, type LogFunction, type OpenStream, type PluginHost } from '@fw/core/plugin';
+import { releaseStream, runStreamOperation, type LogFunction, type PluginHost } from '@fw/core/plugin';
 import { callStateOf, type GrpcContext } from '../context.js';
 import { GrpcError } from '../grpc-error.js';
 import { GRPC_STATUS } from '../grpc-status.js';
@@ -95,7 +95,7 @@ class OperationStream {
     const stop = this.#stopped;
     // The handler learns through ctx.signal that its stream is over, whatever the reason.
     if (stop !== undefined) this.#state.abort(stop.kind === 'end' ? stop.reason : new GrpcError(GRPC_STATUS.CANCELLED, stopMessage(stop)));
-    this.#finishSource(events, handle);
+    releaseStream(events, handle, this.#support.streams.stallTimeout, this.#ctx.path, this.#support.log);
     if (failed) throw failure;
     if (stop?.kind === 'end') throw stop.reason;
     if (stop?.kind === 'slow') {
@@ -176,39 +176,6 @@ class OperationStream {
     call.removeListener('drain', onDrain);
   }
 
-  /**
-   * Runs the source's `return()` (the handler's `finally`) and gives the registry slot back once it
-   * settled, or after `streams.stallTimeout` ms for a handler that ignores `ctx.signal` while it waits.
-   */
-  #finishSource(events: AsyncIterableIterator<StreamEvent<unknown>>, handle: OpenStream): void {
-    const limit = this.#support.streams.stallTimeout;
-    const where = this.#ctx.path;
-    const log = this.#support.log;
-    let returned: Promise<unknown>;
-    try {
-      returned = Promise.resolve(events.return?.());
-    } catch (err) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- logged as thrown
-      returned = Promise.reject(err);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), limit);
-      timer.unref();
-    });
-    Promise.race([returned.then(() => 'done' as const), late]).then(
-      (outcome) => {
-        clearTimeout(timer);
-        if (outcome === 'late') log(`The stream handler of ${where} had not finished ${limit} ms after its stream ended (does it wait without ctx.signal?)`);
-        handle.close();
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        log(`The stream handler of ${where} threw while finishing`, err);
-        handle.close();
-      },
-    );
-  }
 }
 
 function stopMessage(stop: Exclude<Stop, { kind: 'end' }>): string {
