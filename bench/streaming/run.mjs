@@ -5,7 +5,8 @@
 // `--subscribers` subscriptions, the server (pinned to the other core) publishes `--events` events,
 // and the run ends when every subscriber has every event. Reported per variant: delivered events
 // per second, server CPU µs per delivered event (from /proc), and the server's memory per idle
-// subscriber (RSS after a full collection, with the subscribers open minus before they opened).
+// subscriber (heap and external memory after a full collection, with the subscribers open minus
+// before they opened; kernel socket buffers are not counted).
 // Variants run in turn, round after round; ratios are taken per round against the peer on the
 // same transport family (SSE: graphql-yoga; WebSocket: mercurius), then their median.
 //   node streaming/run.mjs [--smoke] [--rounds 3] [--subscribers 1000] [--events 50] [--only a,b]
@@ -15,7 +16,7 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { applyOnly, parseCli, positiveNumber } from '../lib/cli.mjs';
-import { cpuSeconds, hasProc, memoryKiB } from '../lib/proc.mjs';
+import { cpuSeconds, hasProc } from '../lib/proc.mjs';
 import { startServer } from '../lib/server-process.mjs';
 import { fixed, int, markdownTable, max, median, min, rotate } from '../lib/stats.mjs';
 import { pinned, pinning } from '../lib/tools.mjs';
@@ -93,13 +94,11 @@ function startClient(variant, server) {
 
 async function measure(variant) {
   const server = servers.get(variant.server);
-  await post(server, '/gc');
-  const rssBefore = memoryKiB(server.pid, 'VmRSS');
+  const before = await post(server, '/gc');
   const client = startClient(variant, server);
   const subscribed = await client.next();
   if (subscribed.subscribed !== subscribers) throw new Error(`${variant.name}: ${JSON.stringify(subscribed)}`);
-  await post(server, '/gc');
-  const rssOpen = memoryKiB(server.pid, 'VmRSS');
+  const open = await post(server, '/gc');
   client.send('go'); // warm-up
   const warm = await client.next();
   if (warm.delivered !== warm.expected) throw new Error(`${variant.name}: warm-up delivered ${warm.delivered} of ${warm.expected}`);
@@ -117,7 +116,9 @@ async function measure(variant) {
     expected: run.expected,
     perSecond: run.delivered / run.seconds,
     cpuUsPerEvent: (cpu * 1e6) / run.delivered,
-    kibPerSubscriber: (rssOpen - rssBefore) / subscribers,
+    // JavaScript heap and external memory (buffers) after a full collection; RSS is not used: the
+    // fw server serves four variants, and freed memory stays in its RSS for a while.
+    kibPerSubscriber: (open.heapUsed + open.external - before.heapUsed - before.external) / 1024 / subscribers,
     sample: warm.sample,
   };
 }
@@ -148,7 +149,7 @@ const ratio = (name, peer, key) => {
 console.log(`\n${subscribers} subscribers, ${events} events per run, ${rounds} round(s); server pinned to core ${pin.serverCpu ?? '-'}, client to ${pin.clientCpu ?? '-'}\n`);
 console.log(
   markdownTable(
-    ['variant', 'events/s (median, min–max)', 'CPU µs/event', 'KiB/idle subscriber', 'throughput vs peer', 'CPU/event vs peer'],
+    ['variant', 'events/s (median, min–max)', 'CPU µs/event', 'KiB/idle subscriber (heap + external)', 'throughput vs peer', 'CPU/event vs peer'],
     picked.map((v) => [
       v.label,
       `${int(median(of(v.name, 'perSecond')))} (${int(min(of(v.name, 'perSecond')))}–${int(max(of(v.name, 'perSecond')))})`,

@@ -6,8 +6,8 @@
 //   yoga       — graphql-yoga on node:http, the same schema over GraphQL-over-SSE, fed by yoga's pub/sub;
 //   mercurius  — Fastify + mercurius with `subscription: true` (WebSocket), fed by mercurius's pub/sub.
 // Every server answers POST /publish?n=N (publishes N events one after another, then answers),
-// GET /subscribers (how many subscribers the topic has now) and POST /gc (a full collection, for
-// the memory figure; servers run with --expose-gc).
+// GET /subscribers (how many subscribers the topic has now) and POST /gc (a full collection, then
+// the heap and external memory in use, for the memory figure; servers run with --expose-gc).
 import http from 'node:http';
 import { announce } from '../http/servers/ready.mjs';
 
@@ -29,8 +29,11 @@ function control(url, publish, subscribers) {
   }
   if (url === '/subscribers') return Promise.resolve({ subscribers: subscribers() });
   if (url === '/gc') {
+    // Twice: the first pass lets finalizers run, the second frees what they released.
     globalThis.gc?.();
-    return Promise.resolve({ gc: typeof globalThis.gc === 'function' });
+    globalThis.gc?.();
+    const { heapUsed, external } = process.memoryUsage();
+    return Promise.resolve({ gc: typeof globalThis.gc === 'function', heapUsed, external });
   }
   return undefined;
 }
