@@ -94,11 +94,14 @@ export class SseStream {
           this.#start();
           const flowing = res.write(chunk);
           this.#lastWrite = Date.now();
-          if (res.writableLength > config.maxBufferedBytes) {
-            this.#stop({ kind: 'slow', message: `more than ${config.maxBufferedBytes} bytes (streams.maxBufferedBytes) were waiting for the client` });
-            break;
+          // Nothing more is pulled from the source while the client has not taken what waits: at
+          // most one event past the bound is ever held. An event larger than the bound still
+          // reaches a client that reads; one that takes nothing for stallTimeout is ended, with the
+          // bound as the reason when it was passed.
+          if (!flowing) {
+            const over = res.writableLength > config.maxBufferedBytes;
+            await this.#drained(config.stallTimeout, over ? `more than ${config.maxBufferedBytes} bytes (streams.maxBufferedBytes) were waiting for the client` : undefined);
           }
-          if (!flowing) await this.#drained(config.stallTimeout);
           if (this.#stopped !== undefined) break;
         }
       }
@@ -148,8 +151,8 @@ export class SseStream {
     this.#wake(stop);
   }
 
-  /** Waits for 'drain', the stream's end, or `stallTimeout` ms (then the stream is stopped as stalled). */
-  async #drained(stallTimeout: number): Promise<void> {
+  /** Waits for 'drain', the stream's end, or `stallTimeout` ms (then the stream is stopped as stalled, saying `reason` when given). */
+  async #drained(stallTimeout: number, reason?: string): Promise<void> {
     const res = this.#res;
     let timer: NodeJS.Timeout | undefined;
     let onDrain: () => void = noop;
@@ -158,7 +161,7 @@ export class SseStream {
         onDrain = resolve;
         res.once('drain', onDrain);
         timer = setTimeout(() => {
-          this.#stop({ kind: 'slow', message: `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)` });
+          this.#stop({ kind: 'slow', message: reason ?? `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)` });
           resolve();
         }, stallTimeout);
       }),

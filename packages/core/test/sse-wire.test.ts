@@ -160,7 +160,7 @@ describe('server-sent events over the wire', () => {
   it('end the stream when more than streams.maxBufferedBytes wait unsent for a client that does not read', async () => {
     let finished = false;
     const chunk = 'y'.repeat(64 * 1024);
-    const { port, logged } = await serve({ streams: { maxBufferedBytes: 32 * 1024 } }, (app) => {
+    const { port, logged } = await serve({ streams: { maxBufferedBytes: 32 * 1024, stallTimeout: 500 } }, (app) => {
       app.get('/firehose', (ctx) =>
         ctx.sse(
           (async function* () {
@@ -178,7 +178,8 @@ describe('server-sent events over the wire', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write('GET /firehose HTTP/1.1\r\nHost: localhost\r\n\r\n');
     socket.pause();
-    // Well before streams.stallTimeout (30 s): the buffer bound ends it.
+    // Past the bound the stream waits for the client to take what waits; taking nothing for
+    // stallTimeout ends it, with the bound as the reason.
     await eventually(() => finished, 10_000);
     expect(logged).toEqual(['Ended the stream of GET /firehose: more than 32768 bytes (streams.maxBufferedBytes) were waiting for the client']);
     socket.destroy();
