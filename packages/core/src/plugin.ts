@@ -20,6 +20,7 @@ export { metaOf, schemaOf } from './route-meta.js';
 export { OPERATION_BRAND, runOperation, runStreamOperation } from './operation.js';
 export { toStreamEvent } from './stream.js';
 export { withStreamSignal } from './stream-scope.js';
+export { StreamStop, STOPPED } from './stream-stop.js';
 export { releaseStream } from './stream-registry.js';
 export type { OpenStream, StreamOpenOptions } from './stream-registry.js';
 export type { ResolvedStreamsConfig } from './config.js';

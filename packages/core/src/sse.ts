@@ -4,6 +4,7 @@ import { errorBody, toHTTPError, type HTTPError } from './http-error.js';
 import type { StreamHost } from './internal/stream-host.js';
 import { ABORT } from './internal/symbols.js';
 import { releaseStream, type OpenStream } from './stream-registry.js';
+import { StreamStop } from './stream-stop.js';
 import type { StreamEvent } from './stream.js';
 
 /** Options of `ctx.sse()`. */
@@ -37,8 +38,8 @@ export class SseStream {
   readonly #handle: OpenStream;
   readonly #serialize: (data: unknown) => string;
   #stopped: Stop | undefined = undefined;
-  #wake: (stop: Stop) => void = noop;
-  readonly #stopping: Promise<Stop>;
+  /** What the loop waits on beside each step of the source and each drain. */
+  readonly #stopping = new StreamStop();
   #headersSent = false;
   #lastWrite = 0;
 
@@ -49,9 +50,6 @@ export class SseStream {
     this.#res = ctx.res;
     this.#host = host;
     this.#serialize = options.serialize ?? JSON.stringify;
-    this.#stopping = new Promise<Stop>((resolve) => {
-      this.#wake = resolve;
-    });
     this.#handle = host.registry.open({ protocol: ctx.protocol, clientKey: ctx.ip, end: (reason) => this.#stop({ kind: 'end', reason }) });
   }
 
@@ -85,7 +83,7 @@ export class SseStream {
         // A client already gone never starts the source.
         while (this.#stopped === undefined) {
           pending = source.next();
-          const step = await Promise.race([pending, this.#stopping]);
+          const step = await this.#stopping.race(pending);
           if (this.#stopped !== undefined) break;
           pending = undefined;
           const result = step as IteratorResult<StreamEvent<unknown>>;
@@ -148,7 +146,7 @@ export class SseStream {
   #stop(stop: Stop): void {
     if (this.#stopped !== undefined) return;
     this.#stopped = stop;
-    this.#wake(stop);
+    this.#stopping.stop();
   }
 
   /** Waits for 'drain', the stream's end, or `stallTimeout` ms (then the stream is stopped as stalled, saying `reason` when given). */
@@ -156,7 +154,7 @@ export class SseStream {
     const res = this.#res;
     let timer: NodeJS.Timeout | undefined;
     let onDrain: () => void = noop;
-    await Promise.race([
+    await this.#stopping.race(
       new Promise<void>((resolve) => {
         onDrain = resolve;
         res.once('drain', onDrain);
@@ -165,8 +163,7 @@ export class SseStream {
           resolve();
         }, stallTimeout);
       }),
-      this.#stopping,
-    ]);
+    );
     clearTimeout(timer);
     res.removeListener('drain', onDrain);
   }

@@ -1,4 +1,5 @@
 import { toHTTPError } from '@fw/core';
+import { StreamStop, STOPPED } from '@fw/core/plugin';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import { graphqlErrorCode, type ErrorFormatter } from '../internal/errors.js';
 
@@ -33,12 +34,11 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
   // Settles a `next()` that waits for the source when the stream is stopped: the transport sends
   // its `complete` now, while the source stops when it can (its `finally` runs at its next
   // `await` or `yield`; `ctx.signal` lets it stop waiting).
-  let stopped!: (result: IteratorReturnResult<void>) => void;
-  const whenStopped = new Promise<IteratorReturnResult<void>>((resolve) => (stopped = resolve));
+  const stopping = new StreamStop();
   const end = (): void => {
     if (done) return;
     done = true;
-    stopped({ done: true, value: undefined });
+    stopping.stop();
     onEnd();
   };
   let settle!: () => void;
@@ -61,11 +61,13 @@ export function guardResults(source: AsyncIterator<ExecutionResult>, field: stri
       if (done) return finished();
       // The transport's back-pressure: wait while its connection has too much unsent.
       const wait = pace?.();
-      if (wait !== undefined) await Promise.race([wait, whenStopped]);
+      if (wait !== undefined) await stopping.race(wait);
       if (done) return finished();
       let step: IteratorResult<ExecutionResult> | IteratorReturnResult<void>;
       try {
-        step = await Promise.race([source.next(), whenStopped]);
+        const next = await stopping.race(source.next());
+        if (next === STOPPED) return finished();
+        step = next;
       } catch (err) {
         if (done) return finished();
         end();

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { HTTPError, Operation, StreamEvent } from '@fw/core';
-import { releaseStream, runStreamOperation, type LogFunction, type PluginHost } from '@fw/core/plugin';
+import { releaseStream, runStreamOperation, StreamStop, type LogFunction, type PluginHost } from '@fw/core/plugin';
 import { callStateOf, type GrpcContext } from '../context.js';
 import { GrpcError } from '../grpc-error.js';
 import { GRPC_STATUS } from '../grpc-status.js';
@@ -52,8 +52,8 @@ class OperationStream {
   readonly #state: CallState;
   readonly #support: StreamSupport;
   #stopped: Stop | undefined = undefined;
-  #wake: (stop: Stop) => void = noop;
-  readonly #stopping: Promise<Stop>;
+  /** What the loop waits on beside each step of the source and each drain. */
+  readonly #stopping = new StreamStop();
   #unsent = 0;
 
   constructor(call: GrpcCall, support: StreamSupport) {
@@ -61,9 +61,6 @@ class OperationStream {
     this.#ctx = call.ctx;
     this.#state = callStateOf(call.ctx);
     this.#support = support;
-    this.#stopping = new Promise<Stop>((resolve) => {
-      this.#wake = resolve;
-    });
   }
 
   async run(op: Operation, codec: OperationCodec, serialize: (message: unknown) => Buffer): Promise<void> {
@@ -117,7 +114,7 @@ class OperationStream {
       for (;;) {
         if (this.#stopped !== undefined) return;
         pending = events.next();
-        const step = await Promise.race([pending, this.#stopping]);
+        const step = await this.#stopping.race(pending);
         if (this.#stopped !== undefined) return;
         pending = undefined;
         const result = step as IteratorResult<StreamEvent<unknown>>;
@@ -153,14 +150,14 @@ class OperationStream {
     if (this.#stopped !== undefined) return;
     this.#stopped = stop;
     if (stop.kind === 'end') this.#state.abort(stop.reason);
-    this.#wake(stop);
+    this.#stopping.stop();
   }
 
   /** Waits for 'drain' (or `written` to settle), the stream's end, or `stallTimeout` ms (then the stream is stopped for `reason`). */
   async #drained(call: Writer, stallTimeout: number, written?: Promise<void>, reason = `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)`): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     let onDrain: () => void = noop;
-    await Promise.race([
+    await this.#stopping.race(
       new Promise<void>((resolve) => {
         onDrain = resolve;
         call.once('drain', onDrain);
@@ -170,8 +167,7 @@ class OperationStream {
           resolve();
         }, stallTimeout);
       }),
-      this.#stopping,
-    ]);
+    );
     clearTimeout(timer);
     call.removeListener('drain', onDrain);
   }
