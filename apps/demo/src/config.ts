@@ -1,8 +1,16 @@
 /** The demo's settings, from environment variables with development defaults. */
 export interface DemoConfig {
+  /** The interface HTTP binds (HOST; `0.0.0.0` in the container). */
   host: string;
   port: number;
+  /** The interface gRPC binds: GRPC_HOST, else the HTTP host. */
+  grpcHost: string;
   grpcPort: number;
+  /**
+   * REDIS_URL: the rate limit keeps its counts in this Redis, shared by every `fw start` worker and
+   * every instance. Unset: in memory, for one process (`node dist/main.js`).
+   */
+  redisUrl: string | undefined;
   jwtSecret: string;
   /** Requests per minute per client before 429. */
   rateLimitMax: number;
@@ -21,10 +29,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   if (exporter !== 'console' && exporter !== 'otlp' && exporter !== 'none') {
     throw new Error(`TRACING_EXPORTER must be console, otlp or none (got "${exporter}")`);
   }
+  const host = env.HOST || '127.0.0.1';
   return {
-    host: env.HOST ?? '127.0.0.1',
+    host,
     port: intFrom(env.PORT, 3000, 'PORT'),
+    grpcHost: env.GRPC_HOST || host,
     grpcPort: intFrom(env.GRPC_PORT, 50051, 'GRPC_PORT'),
+    redisUrl: env.REDIS_URL || undefined,
     jwtSecret: env.JWT_SECRET ?? DEV_JWT_SECRET,
     rateLimitMax: intFrom(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'),
     tracingExporter: exporter,

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { createApp, type App, type Middleware } from '@fw/app';
-import { authenticate, cors, logger, rateLimit } from '@fw/app/middleware';
+import { authenticate, cors, logger, rateLimit, RedisStore, type RateLimitStore } from '@fw/app/middleware';
 import { openapiPlugin } from '@fw/app/openapi';
 import { errorBody, toHTTPError } from '@fw/app/core';
 import { demoVerifier, mintToken, requireAuth } from './auth.js';
@@ -57,15 +58,19 @@ function errorMiddleware(log: (line: string) => void): Middleware {
  */
 export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig): App {
   const verifier = demoVerifier(config.jwtSecret);
+  const limits = rateLimitStore(config);
   const app = createApp({
     adapter: { type: 'node-http' },
+    // SIGTERM (node dist/main.js or an fw start worker): the Redis connection closes after the drain.
+    shutdown: { beforeExit: limits.close },
     observability: { tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter } },
     protocols: {
       // No schema: it is generated from the operations (schemas/schema.graphql).
       graphql: {},
       grpc: {
         port: config.grpcPort,
-        host: config.host,
+        // The HTTP server's interface unless GRPC_HOST says otherwise: 0.0.0.0 in the container.
+        host: config.grpcHost,
         // No .proto of our own: bookstore.proto is generated from the operations; its field numbers
         // are read back from the committed file, so they never change.
         protoOut: PROTO_DIR,
@@ -82,7 +87,7 @@ export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig)
   if (config.logRequests) app.use(logger());
   app.use(errorMiddleware((line) => console.error(line)));
   // Health checks are never limited: a load balancer probing /healthz must not take the app out.
-  app.use(rateLimit({ windowMs: 60_000, maxRequests: config.rateLimitMax, skip: (ctx) => ctx.path === HEALTH_PATH }));
+  app.use(rateLimit({ windowMs: 60_000, maxRequests: config.rateLimitMax, store: limits.store, skip: (ctx) => ctx.path === HEALTH_PATH }));
   // Fills ctx.user when a token is sent (every protocol); routes that need one say so below.
   app.use(authenticate({ verifier, optional: true }));
 
@@ -115,6 +120,24 @@ export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig)
     }),
   );
   return app;
+}
+
+/**
+ * Where the rate limit keeps its counts: in Redis when REDIS_URL is set, so that the workers of
+ * `fw start --workers N` and every replica share one limit (the memory store refuses to run in a
+ * cluster worker, where each process would allow the whole limit); otherwise in memory (the
+ * rateLimit default), for the single process of `node dist/main.js`.
+ */
+export function rateLimitStore(config: Pick<DemoConfig, 'redisUrl'>): { store: RateLimitStore | undefined; close: () => Promise<void> } {
+  if (config.redisUrl === undefined) return { store: undefined, close: async () => {} };
+  // lazyConnect: building the app (fw emit) opens no connection; the first request does.
+  const client = new Redis(config.redisUrl, { lazyConnect: true });
+  return {
+    store: new RedisStore({ client, prefix: 'fw-demo:rl:' }),
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
 }
 
 /** Starts the demo: seeded store, app, HTTP and gRPC listeners, demo tokens. */
