@@ -37,11 +37,11 @@ export interface FeedMessage {
   feedEvent: { n: number; pad: string };
 }
 
-export interface FeedInput {
+export type FeedInput = {
   tag: string;
   size: number;
   pace: number;
-}
+};
 
 export const FEED_SUBSCRIPTION = 'subscription($tag: String!, $size: Int!, $pace: Int!) { feed(tag: $tag, size: $size, pace: $pace) { n pad } }';
 
