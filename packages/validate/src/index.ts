@@ -12,6 +12,7 @@ export type {
   DefinedStreamOperation,
   InferOutput,
   OperationDefinition,
+  OperationDefinitionBase,
   OperationHandler,
   OperationMethod,
   OperationRestDefinition,

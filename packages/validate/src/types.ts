@@ -281,14 +281,8 @@ export interface OperationGrpcDefinition {
   readonly method?: string;
 }
 
-/** What `defineOperation` takes for a streaming operation (`stream: true`). */
-export interface StreamOperationDefinition<
-  I extends Zod4ObjectSchema,
-  O extends Zod4Schema,
-  R extends OperationStreamRestDefinition | undefined = OperationStreamRestDefinition | undefined,
-  G extends OperationStreamGraphQLDefinition | undefined = OperationStreamGraphQLDefinition | undefined,
-  P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
-> {
+/** What every operation definition takes, unary or streaming: its names and their deprecation. */
+export interface OperationDefinitionBase {
   /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
   name: string;
   /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
@@ -299,6 +293,16 @@ export interface StreamOperationDefinition<
   deprecationReason?: string;
   /** Former names the operation is still served under, deprecated: a GraphQL field and a gRPC method of each. @default [] */
   aliases?: readonly string[];
+}
+
+/** What `defineOperation` takes for a streaming operation (`stream: true`). */
+export interface StreamOperationDefinition<
+  I extends Zod4ObjectSchema,
+  O extends Zod4Schema,
+  R extends OperationStreamRestDefinition | undefined = OperationStreamRestDefinition | undefined,
+  G extends OperationStreamGraphQLDefinition | undefined = OperationStreamGraphQLDefinition | undefined,
+  P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
+> extends OperationDefinitionBase {
   /** The input: a zod 4 object schema, validated once, before the first event. */
   input: I;
   /** The schema of one event: every event is checked and shaped by it. */
@@ -352,17 +356,7 @@ export interface OperationDefinition<
   R extends OperationRestDefinition | undefined = OperationRestDefinition | undefined,
   G extends OperationUnaryGraphQLDefinition | undefined = OperationUnaryGraphQLDefinition | undefined,
   P extends OperationGrpcDefinition | undefined = OperationGrpcDefinition | undefined,
-> {
-  /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
-  name: string;
-  /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
-  description?: string;
-  /** Clients should stop calling the operation (GraphQL `@deprecated`, proto `option deprecated`, OpenAPI `deprecated`). @default false */
-  deprecated?: boolean;
-  /** Why the operation is deprecated and what to call instead; given alone, it deprecates the operation. */
-  deprecationReason?: string;
-  /** Former names the operation is still served under, deprecated: a GraphQL field and a gRPC method of each. @default [] */
-  aliases?: readonly string[];
+> extends OperationDefinitionBase {
   /** The input: a zod 4 object schema. */
   input: I;
   /** The output: any zod 4 schema that can be served (see the README's table). */
@@ -392,17 +386,7 @@ export interface AnyOperationDefinition<
   G extends OperationGraphQLDefinition | undefined,
   P extends OperationGrpcDefinition | undefined,
   S extends boolean,
-> {
-  /** The GraphQL field name (`/^[_A-Za-z][_0-9A-Za-z]*$/`); upper-cased first letter, the gRPC method name. */
-  name: string;
-  /** Shown in the GraphQL schema, the proto file and the OpenAPI document. */
-  description?: string;
-  /** Clients should stop calling the operation (GraphQL `@deprecated`, proto `option deprecated`, OpenAPI `deprecated`). @default false */
-  deprecated?: boolean;
-  /** Why the operation is deprecated and what to call instead; given alone, it deprecates the operation. */
-  deprecationReason?: string;
-  /** Former names the operation is still served under, deprecated: a GraphQL field and a gRPC method of each. @default [] */
-  aliases?: readonly string[];
+> extends OperationDefinitionBase {
   /** The input: a zod 4 object schema (validated before the handler runs, or before a stream's first event). */
   input: I;
   /** The output: any zod 4 schema that can be served (see the README's table); for a stream, the schema of one event. */
