@@ -189,10 +189,11 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   /**
    * Answers with server-sent events (`text/event-stream`): each value `events` yields is one event
    * (`data:` its JSON; `id:` when yielded as `tracked(id, value)`), with a `retry:` hint, comment
-   * heartbeats and back-pressure as `streams` configures. Resolves when the stream is over. When the
-   * client leaves, `ctx.signal` aborts and the generator's `return()` runs. A throw before the first
-   * event (or heartbeat) is answered with its status and the JSON error body; after it, as an
-   * `event: error` with that body. Past `streams.maxPerClient` or `maxOpen`: 429.
+   * heartbeats and back-pressure as `streams` configures. The status line and headers go out at
+   * once, so a client sees the stream open before the first event; what middleware refused before
+   * `sse()` is still a real status. Resolves when the stream is over. When the client leaves,
+   * `ctx.signal` aborts and the generator's `return()` runs. A throw from the source is an
+   * `event: error` with the JSON error body, then the end. Past `streams.maxPerClient` or `maxOpen`: 429.
    * @example
    * app.get('/ticks', (ctx) => ctx.sse((async function* () {
    *   for (let i = 0; !ctx.signal.aborted; i++) { yield tracked(String(i), { i }); await sleep(1000); }

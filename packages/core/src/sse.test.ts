@@ -54,8 +54,11 @@ describe('ctx.sse()', () => {
     expect(events(res.body)).toEqual([{ retry: '1500' }, { data: 'one\ntwo\nthree' }]);
   });
 
-  it('answers a throw before the first event with its status and the JSON error body', async () => {
+  it('opens the stream at once, so a throw before the first event is an error event; a refusal before sse() keeps its status', async () => {
     const { app } = appWith();
+    app.get('/guarded', () => {
+      throw new HTTPError(404, 'No such order');
+    });
     app.get('/refused', (ctx) =>
       ctx.sse(
         // eslint-disable-next-line require-yield -- a handler that refuses before its first event
@@ -65,9 +68,12 @@ describe('ctx.sse()', () => {
       ),
     );
     const res = await app.inject('/refused');
-    expect(res.statusCode).toBe(404);
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.json()).toEqual({ error: true, message: 'No such order', code: 404 });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(res.body).toBe('retry: 3000\n\nevent: error\ndata: {"error":true,"message":"No such order","code":404}\n\n');
+    const refused = await app.inject('/guarded');
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json()).toEqual({ error: true, message: 'No such order', code: 404 });
   });
 
   it('ends with an error event carrying the error body when the source throws after an event, and runs its finally', async () => {

@@ -1,7 +1,8 @@
 import type { EventEmitter } from 'node:events';
-import type { HTTPError, Operation, StreamEvent } from '@fw/core';
-import { releaseStream, runStreamOperation, StreamStop, type LogFunction, type PluginHost } from '@fw/core/plugin';
-import { callStateOf, type GrpcContext } from '../context.js';
+import type { Operation, StreamEvent } from '@fw/core';
+import http2 from 'node:http2';
+import { runStreamOperation, StreamPump, type LogFunction, type PluginHost, type StreamSink } from '@fw/core/plugin';
+import { callStateOf } from '../context.js';
 import { GrpcError } from '../grpc-error.js';
 import { GRPC_STATUS } from '../grpc-status.js';
 import type { CallState } from '../internal/call-state.js';
@@ -15,12 +16,6 @@ export interface StreamSupport {
   readonly log: LogFunction;
 }
 
-/** Why a stream stopped before its events were done. */
-type Stop =
-  | { readonly kind: 'client' }
-  | { readonly kind: 'end'; readonly reason: HTTPError }
-  | { readonly kind: 'slow'; readonly message: string };
-
 /** The writable side of a server-streaming call, as the stream writes to it. */
 type Writer = EventEmitter & {
   write(chunk: Buffer, callback: () => void): boolean;
@@ -31,149 +26,119 @@ const noop = (): void => undefined;
 
 /**
  * The implementation of a streaming operation's RPC. The response serializer of the method is the
- * identity: each event is serialized here (`serialize`), so its size is known before it is written.
+ * identity: each event is serialized here, so its size is known before it is written.
  */
 export function streamImplementation(op: Operation, codec: OperationCodec, serialize: (message: unknown) => Buffer, support: StreamSupport): (call: GrpcCall) => Promise<void> {
-  return (call) => new OperationStream(call, support).run(op, codec, serialize);
+  return (call) => runStream(call, op, codec, serialize, support);
 }
 
 /**
  * One server stream of an operation: registered with the app's stream registry before anything is
  * sent, opened through `runStreamOperation` (its middleware and validation refuse with a status
- * alone), then each event encoded and written with back-pressure. It stops when the events are done,
- * the client cancels or its deadline passes (`ctx.signal`), the registry ends it (UNAVAILABLE: the
- * app closes, `streams.maxDuration`), or the client stops reading (RESOURCE_EXHAUSTED past
- * `streams.maxBufferedBytes` or `streams.stallTimeout`); then the handler's `return()` runs (its
- * `finally`) and the registry slot is given back once it settled.
+ * alone), then pumped by the shared stream policy (`StreamPump`) into the call. It stops when the
+ * events are done, the client cancels or its deadline passes (`ctx.signal`), the registry ends it
+ * (UNAVAILABLE: the app closes, `streams.maxDuration`), or the client stops reading (the HTTP/2
+ * stream is reset, and the handler sees RESOURCE_EXHAUSTED); then the handler's `return()` runs
+ * (its `finally`) and the registry slot is given back once it settled.
  */
-class OperationStream {
-  readonly #call: GrpcCall;
-  readonly #ctx: GrpcContext;
-  readonly #state: CallState;
-  readonly #support: StreamSupport;
-  #stopped: Stop | undefined = undefined;
-  /** What the loop waits on beside each step of the source and each drain. */
-  readonly #stopping = new StreamStop();
-  #unsent = 0;
-
-  constructor(call: GrpcCall, support: StreamSupport) {
-    this.#call = call;
-    this.#ctx = call.ctx;
-    this.#state = callStateOf(call.ctx);
-    this.#support = support;
+async function runStream(call: GrpcCall, op: Operation, codec: OperationCodec, serialize: (message: unknown) => Buffer, support: StreamSupport): Promise<void> {
+  const ctx = call.ctx;
+  const state = callStateOf(ctx);
+  // A 429 past the limits or a 503 while the app closes: thrown before anything is sent.
+  const slot = support.openStream({ protocol: 'grpc', clientKey: ctx.ip, end: noop });
+  const pump = new StreamPump(callSink(call as unknown as Writer, state, support.streams.maxBufferedBytes, (event) => serialize(codec.response(event.data))), { config: support.streams, log: support.log, where: ctx.path, slot });
+  const onAbort = (): void => pump.stop({ kind: 'client' });
+  const signal = ctx.signal;
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  let events: AsyncIterableIterator<StreamEvent<unknown>>;
+  try {
+    events = await runStreamOperation(op, ctx, codec.request((call as { request?: unknown }).request));
+  } catch (err) {
+    signal.removeEventListener('abort', onAbort);
+    pump.finish();
+    slot.close();
+    throw err;
   }
-
-  async run(op: Operation, codec: OperationCodec, serialize: (message: unknown) => Buffer): Promise<void> {
-    const ctx = this.#ctx;
-    // A 429 past the limits or a 503 while the app closes: thrown before anything is sent.
-    const handle = this.#support.openStream({ protocol: 'grpc', clientKey: ctx.ip, end: (reason) => this.#stop({ kind: 'end', reason }) });
-    const onAbort = (): void => this.#stop({ kind: 'client' });
-    const signal = ctx.signal;
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    let events: AsyncIterableIterator<StreamEvent<unknown>>;
-    try {
-      events = await runStreamOperation(op, ctx, codec.request((this.#call as { request?: unknown }).request));
-    } catch (err) {
-      signal.removeEventListener('abort', onAbort);
-      handle.close();
-      throw err;
-    }
-    let failure: unknown = undefined;
-    let failed = false;
-    try {
-      await this.#send(events, codec, serialize);
-    } catch (err) {
-      failed = true;
-      failure = err;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-    const stop = this.#stopped;
-    // The handler learns through ctx.signal that its stream is over, whatever the reason.
-    if (stop !== undefined) this.#state.abort(stop.kind === 'end' ? stop.reason : new GrpcError(GRPC_STATUS.CANCELLED, stopMessage(stop)));
-    releaseStream(events, handle, this.#support.streams.stallTimeout, this.#ctx.path, this.#support.log);
-    if (failed) throw failure;
-    if (stop?.kind === 'end') throw stop.reason;
-    if (stop?.kind === 'slow') {
-      this.#support.log(`Ended the stream of ${ctx.path}: ${stop.message}`);
-      throw new GrpcError(GRPC_STATUS.RESOURCE_EXHAUSTED, `The stream was ended: ${stop.message}`);
-    }
-    // Done, or the client left: a stream with no message still sends the headers middleware set.
-    if (stop === undefined) this.#state.flushHeaders();
+  let failure: unknown = undefined;
+  let failed = false;
+  try {
+    await pump.run(events);
+  } catch (err) {
+    failed = true;
+    failure = err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
-
-  /** Writes every event until the source is done or the stream is stopped. */
-  async #send(events: AsyncIterableIterator<StreamEvent<unknown>>, codec: OperationCodec, serialize: (message: unknown) => Buffer): Promise<void> {
-    const call = this.#call as unknown as Writer;
-    const { maxEventBytes, maxBufferedBytes, stallTimeout } = this.#support.streams;
-    let pending: Promise<IteratorResult<StreamEvent<unknown>>> | undefined;
-    /** Settles once the last event written was taken by the transport (its write callback). */
-    let written: Promise<void> | undefined;
-    try {
-      for (;;) {
-        if (this.#stopped !== undefined) return;
-        pending = events.next();
-        const step = await this.#stopping.race(pending);
-        if (this.#stopped !== undefined) return;
-        pending = undefined;
-        const result = step as IteratorResult<StreamEvent<unknown>>;
-        if (result.done === true) return;
-        const bytes = serialize(codec.response(result.value.data));
-        if (bytes.length > maxEventBytes) throw new Error(`An event of ${bytes.length} bytes is larger than streams.maxEventBytes (${maxEventBytes})`);
-        if (call.writableEnded) return;
-        // Past the bound, the client first takes what waits (one that takes nothing for
-        // stallTimeout is ended): an event larger than the bound (within maxEventBytes) still
-        // reaches a client that reads, and no more than the bound plus one event waits.
-        if (this.#unsent > 0 && this.#unsent + bytes.length > maxBufferedBytes) {
-          await this.#drained(call, stallTimeout, written, `more than ${maxBufferedBytes} bytes (streams.maxBufferedBytes) were waiting for the client`);
-          if (this.#stopped !== undefined) return;
-        }
-        this.#state.flushHeaders();
-        this.#unsent += bytes.length;
-        const size = bytes.length;
-        let taken: () => void = noop;
-        written = new Promise<void>((resolve) => (taken = resolve));
-        const flowing = call.write(bytes, () => {
-          this.#unsent -= size;
-          taken();
-        });
-        if (!flowing) await this.#drained(call, stallTimeout);
-      }
-    } finally {
-      // A next() given up on may still settle: nothing waits for it any more.
-      pending?.then(noop, noop);
-    }
-  }
-
-  #stop(stop: Stop): void {
-    if (this.#stopped !== undefined) return;
-    this.#stopped = stop;
-    if (stop.kind === 'end') this.#state.abort(stop.reason);
-    this.#stopping.stop();
-  }
-
-  /** Waits for 'drain' (or `written` to settle), the stream's end, or `stallTimeout` ms (then the stream is stopped for `reason`). */
-  async #drained(call: Writer, stallTimeout: number, written?: Promise<void>, reason = `the client read nothing for ${stallTimeout} ms (streams.stallTimeout)`): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let onDrain: () => void = noop;
-    await this.#stopping.race(
-      new Promise<void>((resolve) => {
-        onDrain = resolve;
-        call.once('drain', onDrain);
-        void written?.then(resolve);
-        timer = setTimeout(() => {
-          this.#stop({ kind: 'slow', message: reason });
-          resolve();
-        }, stallTimeout);
-      }),
-    );
-    clearTimeout(timer);
-    call.removeListener('drain', onDrain);
-  }
-
+  const stop = pump.stopped;
+  // The handler learns through ctx.signal that its stream is over, whatever the reason.
+  if (stop !== undefined) state.abort(stop.kind === 'end' ? stop.reason : new GrpcError(GRPC_STATUS.CANCELLED, stop.kind === 'client' ? 'The client cancelled the call' : `The stream was ended: ${stop.message}`));
+  pump.release(events);
+  if (failed) throw failure;
+  if (stop?.kind === 'end') throw stop.reason;
+  if (stop?.kind === 'slow') throw new GrpcError(GRPC_STATUS.RESOURCE_EXHAUSTED, `The stream was ended: ${stop.message}`);
+  // Done, or the client left: a stream with no message still sends the headers middleware set.
+  if (stop === undefined) state.flushHeaders();
 }
 
-function stopMessage(stop: Exclude<Stop, { kind: 'end' }>): string {
-  return stop.kind === 'client' ? 'The client cancelled the call' : `The stream was ended: ${stop.message}`;
+/**
+ * The call as a stream sink: unsent bytes counted from each write to its callback (grpc-js took it
+ * for the HTTP/2 stream), a wait past the writable's high-water mark or `maxBufferedBytes`, and a
+ * client that stopped reading cut with RST_STREAM, so neither its slot nor its buffer outlives it.
+ */
+function callSink(call: Writer, state: CallState, limit: number, encode: (event: StreamEvent<unknown>) => Buffer): StreamSink<StreamEvent<unknown>> {
+  let unsent = 0;
+  let needDrain = false;
+  const waiting = new Set<() => void>();
+  const wake = (): void => {
+    for (const listener of [...waiting]) listener();
+  };
+  call.on('drain', () => {
+    needDrain = false;
+    wake();
+  });
+  return {
+    encode,
+    write(chunk: string | Uint8Array) {
+      if (call.writableEnded) return;
+      state.flushHeaders();
+      const size = chunk.length;
+      unsent += size;
+      needDrain = !call.write(chunk as Buffer, () => {
+        unsent -= size;
+        if (waiting.size > 0 && !needDrain && unsent <= limit) wake();
+      });
+    },
+    buffered: () => unsent,
+    needsDrain: () => needDrain || unsent > limit,
+    onDrain(listener: () => void) {
+      const once = (): void => {
+        waiting.delete(once);
+        listener();
+      };
+      waiting.add(once);
+      return () => waiting.delete(once);
+    },
+    cut() {
+      resetStream(call);
+    },
+  };
+}
+
+/**
+ * Resets the call's HTTP/2 stream with ENHANCE_YOUR_CALM (which a gRPC client reads as
+ * RESOURCE_EXHAUSTED): a status sent behind data the client never reads would wait as long as the
+ * client does, holding the stream and its buffer. grpc-js offers no public way, so the stream is found
+ * on its call objects; when it is not there, the status alone ends the call, as before.
+ */
+function resetStream(call: Writer): void {
+  let inner = (call as unknown as { call?: unknown }).call;
+  for (let depth = 0; depth < 8 && typeof inner === 'object' && inner !== null; depth += 1) {
+    const stream = (inner as { stream?: { close?: (code: number) => void; rstCode?: unknown } }).stream;
+    if (stream !== undefined && typeof stream.close === 'function' && 'rstCode' in stream) {
+      stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      return;
+    }
+    inner = (inner as { nextCall?: unknown }).nextCall;
+  }
 }
