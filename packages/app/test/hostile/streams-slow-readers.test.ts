@@ -89,8 +89,8 @@ describe('a client that never reads', () => {
 
   /** Small events wait in the kernel's buffers (the stream stops pulling): the stall ends it; an event larger than the bound that the socket cannot take: the bound does. */
   const cases = [
-    { name: 'small events', size: 16 * 1024, sse: STALLED, ws: /GraphQL WebSocket closed: the client stopped reading/ },
-    { name: `events larger than maxBufferedBytes`, size: MAX_BUFFERED + 64 * 1024, sse: OVER_BUFFER, ws: /GraphQL WebSocket closed: the client reads too slowly/ },
+    { name: 'small events', size: 16 * 1024, sse: STALLED, ws: STALLED },
+    { name: `events larger than maxBufferedBytes`, size: MAX_BUFFERED + 64 * 1024, sse: OVER_BUFFER, ws: OVER_BUFFER },
   ];
 
   it.each(cases)('over server-sent events ($name): ended, its handler finished, the reader unaffected', async ({ size, sse }) => {

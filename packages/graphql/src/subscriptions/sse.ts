@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { statusText, type Context } from '@fw/core';
-import type { LogFunction } from '@fw/core/plugin';
+import { responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
 import { send } from '../endpoint/answer.js';
 import { headerValue } from '../endpoint/negotiation.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
-import { watchConnection, type StreamHost } from './streams.js';
+import type { StreamHost } from './streams.js';
 
 /** The GraphQL-over-SSE side of the endpoint (graphql-sse's protocol, both modes). */
 export interface SseTransport {
@@ -89,6 +88,26 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
   /** Every open event stream, by the function that ends it. */
   const open = new Set<() => Promise<void>>();
 
+  /** The pump of each event stream (by the context of its GET or POST) and the operations it carries. */
+  const eventStreams = new WeakMap<Context, { readonly pump: StreamPump<string>; operations: ReadonlySet<RunningOperation> }>();
+  const eventStreamOf = (ctx: Context): { readonly pump: StreamPump<string>; operations: ReadonlySet<RunningOperation> } => {
+    let stream = eventStreams.get(ctx);
+    if (stream === undefined) {
+      const created: { pump: StreamPump<string>; operations: ReadonlySet<RunningOperation> } = { pump: undefined as unknown as StreamPump<string>, operations: new Set() };
+      // graphql-sse frames each event itself: the sink writes its text as it is.
+      const sink = responseSink<string>(ctx.res, (chunk) => chunk, (chunk) => oversized(String(chunk), created.operations));
+      created.pump = new StreamPump(sink, { config: streams().settings, log, where: `GraphQL event stream on ${ctx.path}` });
+      eventStreams.set(ctx, created);
+      stream = created;
+    }
+    return stream;
+  };
+  /** What holds an operation's source back: its event stream's pump (none before the stream exists). */
+  const paceOf = (ctx: Context): (() => Promise<void> | undefined) | undefined => {
+    const stream = eventStreams.get(ctx);
+    return stream === undefined ? undefined : () => stream.pump.ready();
+  };
+
   const refusal = (started: Extract<StartedOperation, { kind: 'refused' }>): SseResponse => [
     JSON.stringify({ errors: started.errors }),
     { status: started.status, statusText: statusText(started.status), headers: { ...started.headers, 'content-type': 'application/json; charset=utf-8' } },
@@ -128,7 +147,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       const started = await start(streamCtx, { query: params.query, variables: params.variables, operationName: params.operationName, extensions: params.extensions }, {
         method: req.method,
         onEnd: () => reservation?.operations.delete(operation),
-        pace: pacer(streamCtx.res),
+        pace: paceOf(streamCtx),
       });
       if (started.kind !== 'stream') reservation?.operations.delete(operation);
       if (started.kind === 'refused') return refusal(started);
@@ -156,66 +175,40 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
   };
 
   /**
-   * Writes an event stream until it ends. `end` ends it from outside (the app closing, the maximum
-   * duration): the operations' `complete` events are written, then the connection is closed rather
-   * than ended, so a single-connection client reconnects and `ctx.signal` aborts (a resolver
-   * waiting for its next event stops waiting). A consumer that leaves more than `maxBufferedBytes`
-   * unsent is cut off; an event larger than `maxEventBytes` ends its operation with an internal error.
+   * Writes an event stream until it ends, through the stream's pump (`pumpOf(ctx)`: the shared
+   * policy — back-pressure, a client that stops reading cut after `stallTimeout`, heartbeats, event
+   * size, fairness). `end` ends it from outside (the app closing, the maximum duration): the
+   * operations' `complete` events are written, then the connection is closed rather than ended, so
+   * a single-connection client reconnects and `ctx.signal` aborts (a resolver waiting for its next
+   * event stops waiting). An event larger than `maxEventBytes` ends its operation with an internal error.
    */
   const pipe = async (
     ctx: Context,
     [body, init]: readonly [AsyncGenerator<string, void, undefined>, SseResponse[1]],
-    operations: ReadonlySet<RunningOperation>,
     unsettled: ReadonlySet<Promise<void>>,
     registration: StreamRegistration,
     endedByApp: () => boolean,
   ): Promise<void> => {
     const res = ctx.res;
-    const settings = streams().settings;
-    const { heartbeat, maxBufferedBytes, maxEventBytes } = settings;
+    const { pump } = eventStreamOf(ctx);
     // `content-encoding: none` is graphql-sse's way to keep proxies from compressing; proxies
     // that buffer (nginx) are told not to.
     res.writeHead(init.status, { ...init.headers, 'x-accel-buffering': 'no' });
     let stopping: Promise<void> | undefined;
     const gone = (): void => {
+      pump.stop({ kind: 'client' });
       stopping ??= body.return(undefined).then(() => undefined);
     };
     res.once('close', gone);
-    let lastBeat = Date.now();
-    const unwatch = watchConnection(settings, () => res.writableLength, (stalled) => {
-      if (stalled && stopping === undefined) {
-        log(`GraphQL event stream ended on ${ctx.path}: the client stopped reading (bytes unsent for streams.stallTimeout ${settings.stallTimeout} ms)`);
-        gone();
-        res.destroy();
-        return;
-      }
-      const now = Date.now();
-      if (heartbeat > 0 && now - lastBeat >= heartbeat - 5) {
-        lastBeat = now;
-        write(res, ':\n\n');
-      }
-    });
     try {
-      for await (const chunk of body) {
-        // Measured only when it could be too large: most events are far below the limit.
-        if (chunk.length * 3 > maxEventBytes && Buffer.byteLength(chunk) > maxEventBytes) {
-          log(`GraphQL event of ${Buffer.byteLength(chunk)} bytes not sent on ${ctx.path}: more than maxEventBytes ${maxEventBytes}`);
-          write(res, oversized(chunk, operations));
-          continue;
-        }
-        // What earlier events left unsent, not this one: an event larger than the bound (within
-        // maxEventBytes) still reaches a client that reads.
-        const waiting = res.writableLength;
-        write(res, chunk);
-        if (waiting > maxBufferedBytes && stopping === undefined) {
-          log(`GraphQL event stream ended on ${ctx.path}: the client reads too slowly (${res.writableLength} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
-          gone();
-          res.destroy();
-        }
-      }
+      await pump.run(body);
+    } catch (err) {
+      log(`GraphQL event stream failed on ${ctx.path}`, err);
     } finally {
-      unwatch();
+      pump.finish();
       res.off('close', gone);
+      // A client cut for not reading: its operations stop too.
+      if (pump.stopped?.kind === 'slow') gone();
       if (endedByApp() && res.socket !== null) res.socket.end();
       else if (!res.writableEnded && !res.destroyed) res.end();
     }
@@ -252,6 +245,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       // An event stream of its own (distinct mode) or of a reservation: counted before anything runs.
       if (wantsStream && (token === undefined || (reservation !== undefined && !reservation.connected))) {
         registration = streams().openStream({ protocol: 'graphql-sse', clientKey: ctx.ip, end: () => endNow() });
+        eventStreamOf(ctx);
       }
       try {
         const body = method === 'POST' ? await ctx.parseBody() : null;
@@ -272,6 +266,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
           return;
         }
         const operations = reservation?.operations ?? new Set(req.context.operation === undefined ? [] : [req.context.operation]);
+        eventStreamOf(ctx).operations = operations;
         if (reservation !== undefined) {
           reservation.connected = true;
           reservation.stream = ctx;
@@ -289,7 +284,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         registration = undefined;
         open.add(end);
         try {
-          await pipe(ctx, [answer, init], operations, reservation?.unsettled ?? req.context.unsettled ?? new Set(), held, () => ending !== undefined);
+          await pipe(ctx, [answer, init], reservation?.unsettled ?? req.context.unsettled ?? new Set(), held, () => ending !== undefined);
         } finally {
           open.delete(end);
           if (token !== undefined) reservations.delete(token);
@@ -350,34 +345,6 @@ function tokenOf(ctx: Context): string | undefined {
   return new URLSearchParams(ctx.url.slice(at + 1)).get(TOKEN_QUERY_KEY) ?? undefined;
 }
 
-/** How many events a source may produce in a row before the event loop gets a turn. */
-const EVENTS_PER_TURN = 64;
-
-/**
- * The back-pressure of an event stream's response: a source is held back while the response has
- * more unsent than its high-water mark (until it drains or closes), and gives the event loop a turn
- * every `EVENTS_PER_TURN` events, so a source that never awaits I/O cannot starve the process.
- */
-function pacer(res: ServerResponse): () => Promise<void> | undefined {
-  let count = 0;
-  return () => {
-    if (res.destroyed || res.writableEnded) return undefined;
-    if (res.writableNeedDrain) {
-      return new Promise<void>((resolve) => {
-        const done = (): void => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.once('drain', done);
-        res.once('close', done);
-      });
-    }
-    count += 1;
-    return count % EVENTS_PER_TURN === 0 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
-  };
-}
-
 function tokenOfRequest(req: Request): string | undefined {
   const header = req.headers.get(TOKEN_HEADER_KEY);
   if (header != null && header !== '') return header;
@@ -402,10 +369,6 @@ function syntheticStreamRequest(token: string): Request {
     raw: undefined as unknown as Context,
     context: {},
   };
-}
-
-function write(res: ServerResponse, chunk: string): void {
-  if (!res.writableEnded && !res.destroyed) res.write(chunk);
 }
 
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {

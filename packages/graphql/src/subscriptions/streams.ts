@@ -25,23 +25,3 @@ export function streamHostOf(host: PluginHost | undefined): StreamHost {
   if (host === undefined) return UNLIMITED_STREAMS;
   return { openStream: (options) => host.openStream(options), settings: host.streams };
 }
-
-/**
- * Calls `check` every `heartbeat` ms (every `stallTimeout` ms without heartbeats) and tells it
- * whether the connection has had bytes unsent (`unsent()`) for `stallTimeout` ms or more: a client
- * that stopped reading. Returns the function that stops the timer.
- */
-export function watchConnection(settings: StreamHost['settings'], unsent: () => number, check: (stalled: boolean) => void): () => void {
-  const { heartbeat, stallTimeout } = settings;
-  let since: number | undefined;
-  const timer = setInterval(
-    () => {
-      const now = Date.now();
-      if (unsent() === 0) since = undefined;
-      else since ??= now;
-      check(since !== undefined && now - since >= stallTimeout);
-    },
-    heartbeat > 0 ? Math.min(heartbeat, stallTimeout) : stallTimeout,
-  );
-  return () => clearInterval(timer);
-}

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { statusText, toHTTPError, type Context } from '@fw/core';
-import { withStreamSignal, type LogFunction } from '@fw/core/plugin';
+import { StreamPump, withStreamSignal, type LogFunction, type StreamSink } from '@fw/core/plugin';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type OperationResult } from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -11,7 +11,7 @@ import type { Connected } from './connect.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
-import { watchConnection, type StreamHost } from './streams.js';
+import type { StreamHost } from './streams.js';
 
 /** The graphql-ws side of the endpoint. */
 export interface WebSocketTransport {
@@ -38,6 +38,8 @@ interface Extra {
   /** The fw context the app's middleware ran on at `connection_init`. */
   fw: Context | undefined;
   readonly running: Map<string, { results: SubscriptionResults; completed: Promise<void>; complete: () => void }>;
+  /** The socket's stream pump: every subscription's source waits on it (back-pressure, fairness). */
+  readonly pump: StreamPump<string>;
 }
 
 /** How long closing waits for the subscriptions' `complete` messages before it closes the socket. */
@@ -95,7 +97,8 @@ export function createWebSocketTransport(
       // its stream ends (the client's `complete` included): a resolver waiting for an event stops
       // waiting and runs its `finally`, while the connection's other subscriptions go on.
       const stop = new AbortController();
-      const operation = await start(withStreamSignal(fw, stop.signal), payload, { method: 'POST', onEnd: () => stop.abort() });
+      const pump = ctx.extra.pump;
+      const operation = await start(withStreamSignal(fw, stop.signal), payload, { method: 'POST', onEnd: () => stop.abort(), pace: () => pump.ready() });
       if (operation.kind === 'refused') return operation.errors.length > 0 ? operation.errors : [new GraphQLError(statusText(operation.status))];
       if (operation.kind === 'stream') ctx.extra.running.set(id, { results: operation.results, completed, complete });
       // graphql-ws runs what it is given: the args carry the started operation to `execute`/`subscribe` below.
@@ -114,26 +117,20 @@ export function createWebSocketTransport(
 
   const onConnection = (socket: WebSocket, request: IncomingMessage, registration: StreamRegistration): (() => Promise<void>) => {
     const settings = streams().settings;
-    const { heartbeat, maxBufferedBytes, maxEventBytes } = settings;
-    const extra: Extra = { socket, request, fw: undefined, running: new Map() };
     let alive = true;
-    let lastBeat = Date.now();
-    const unwatch = watchConnection(settings, () => socket.bufferedAmount, (stalled) => {
-      if (stalled) {
-        log(`GraphQL WebSocket closed: the client stopped reading (bytes unsent for streams.stallTimeout ${settings.stallTimeout} ms)`);
-        return socket.terminate();
-      }
-      const now = Date.now();
-      if (heartbeat <= 0 || now - lastBeat < heartbeat - 5) return;
-      lastBeat = now;
-      // No pong since the last ping: the peer is gone without closing.
-      if (!alive) return socket.terminate();
-      alive = false;
-      socket.ping();
-    });
     socket.on('pong', () => {
       alive = true;
     });
+    const pump = new StreamPump(
+      socketSink(socket, () => {
+        // No pong since the last ping: the peer is gone without closing.
+        if (!alive) return socket.terminate();
+        alive = false;
+        socket.ping();
+      }, (message) => oversized(String(message), extra)),
+      { config: settings, log, where: `GraphQL WebSocket on ${request.url ?? '/'}` },
+    );
+    const extra: Extra = { socket, request, fw: undefined, running: new Map(), pump };
     socket.once('error', (err) => {
       log('GraphQL WebSocket error', err);
       closeSocket(socket, CloseCode.InternalServerError, 'Internal server error');
@@ -150,23 +147,14 @@ export function createWebSocketTransport(
     const closed = server.opened(
       {
         protocol: socket.protocol,
-        send: (message) =>
-          new Promise<void>((resolve, reject) => {
-            // Closed (or closing): nothing to send. Settled on a later turn, so a subscription whose
-            // source never waits for I/O cannot keep the event loop from seeing the close.
-            if (socket.readyState !== socket.OPEN) return void setImmediate(resolve);
-            let data = message;
-            // Measured only when it could be too large: most messages are far below the limit.
-            if (data.length * 3 > maxEventBytes && Buffer.byteLength(data) > maxEventBytes) {
-              log(`GraphQL WebSocket message of ${Buffer.byteLength(data)} bytes not sent: more than maxEventBytes ${maxEventBytes}`);
-              data = oversized(data, extra);
-            }
-            socket.send(data, (err) => (err ? reject(err) : resolve()));
-            if (socket.bufferedAmount > maxBufferedBytes) {
-              log(`GraphQL WebSocket closed: the client reads too slowly (${socket.bufferedAmount} bytes unsent, more than maxBufferedBytes ${maxBufferedBytes})`);
-              closeSocket(socket, 1008, 'The client reads too slowly');
-            }
-          }),
+        send: (message) => {
+          // Closed (or closing): nothing to send. Settled on a later turn, so a subscription whose
+          // source never waits for I/O cannot keep the event loop from seeing the close.
+          if (socket.readyState !== socket.OPEN) return new Promise<void>((resolve) => setImmediate(resolve));
+          // Back-pressure and fairness are the pump's, before each source pulls its next result.
+          pump.writeEncoded(message);
+          return Promise.resolve();
+        },
         close: (code, reason) => closeSocket(socket, code ?? 1000, reason ?? ''),
         onMessage: (cb) =>
           socket.on('message', (data, isBinary) => {
@@ -180,7 +168,8 @@ export function createWebSocketTransport(
       extra,
     );
     socket.once('close', (code, reason) => {
-      unwatch();
+      pump.stop({ kind: 'client' });
+      pump.finish();
       open.delete(end);
       // The connection's fw context: its `signal` aborts now (resolvers waiting for an event stop
       // waiting). Its response stands for the connection and was never written.
@@ -227,6 +216,47 @@ export function createWebSocketTransport(
     async close() {
       await Promise.all([...open].map((end) => end()));
     },
+  };
+}
+
+/** How much a socket holds unsent before its subscriptions wait for the client (as a node stream's high-water mark). */
+const HIGH_WATER_MARK = 16_384;
+
+/**
+ * A WebSocket as a stream sink: unsent bytes are `bufferedAmount`, the pump waits past a
+ * high-water mark until the writes' callbacks say the client took them, a heartbeat is a ping
+ * (`ping`, which also notices a peer gone without closing), and a client that stopped reading is
+ * terminated (a close frame would wait behind what it does not read).
+ */
+function socketSink(socket: WebSocket, ping: () => void, oversize: (message: string | Uint8Array) => string): StreamSink<string> {
+  const waiting = new Set<() => void>();
+  const written = (): void => {
+    if (waiting.size === 0 || socket.bufferedAmount > HIGH_WATER_MARK) return;
+    for (const listener of [...waiting]) listener();
+  };
+  socket.once('close', () => {
+    for (const listener of [...waiting]) listener();
+  });
+  return {
+    encode: (message) => message,
+    write(chunk) {
+      socket.send(chunk, written);
+    },
+    buffered: () => socket.bufferedAmount,
+    needsDrain: () => socket.bufferedAmount > HIGH_WATER_MARK,
+    onDrain(listener) {
+      const once = (): void => {
+        waiting.delete(once);
+        listener();
+      };
+      waiting.add(once);
+      return () => waiting.delete(once);
+    },
+    heartbeat: ping,
+    cut() {
+      socket.terminate();
+    },
+    oversized: oversize,
   };
 }
 
