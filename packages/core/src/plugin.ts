@@ -26,6 +26,7 @@ export { EVENTS_PER_TURN, EventTooLargeError, StreamPump } from './stream-pump.j
 export type { StreamPumpOptions, StreamSink, StreamStopReason } from './stream-pump.js';
 export { responseSink, SSE_HEARTBEAT } from './response-sink.js';
 export type { OpenStream, StreamOpenOptions } from './stream-registry.js';
+export { STREAM_DEFAULTS } from './config.js';
 export type { ResolvedStreamsConfig } from './config.js';
 export { byName, compareNames, operationError, pascalCase, readsBody, typeNames, typeStem, unwrapNullable, upperFirst } from './internal/operation-rules.js';
 export type { NamedShape, TypeNames } from './internal/operation-rules.js';

@@ -1,4 +1,4 @@
-import type { OpenStream, PluginHost, ResolvedStreamsConfig, StreamOpenOptions } from '@fw/core/plugin';
+import { STREAM_DEFAULTS, type OpenStream, type PluginHost, type ResolvedStreamsConfig, type StreamOpenOptions } from '@fw/core/plugin';
 
 /**
  * What the subscription transports take from the application: its registry of open streams
@@ -11,13 +11,11 @@ export interface StreamHost {
   readonly settings: Pick<ResolvedStreamsConfig, 'heartbeat' | 'maxEventBytes' | 'maxBufferedBytes' | 'stallTimeout'>;
 }
 
-/** Used when the app has no stream settings of its own (a standalone handler); core's defaults. */
-const DEFAULT_SETTINGS: StreamHost['settings'] = Object.freeze({ heartbeat: 15_000, maxEventBytes: 1_048_576, maxBufferedBytes: 1_048_576, stallTimeout: 30_000 });
 
 /** A registry that refuses nothing and never ends a stream: a standalone handler's. */
 export const UNLIMITED_STREAMS: StreamHost = Object.freeze({
   openStream: (): OpenStream => ({ signal: new AbortController().signal, close: () => undefined }),
-  settings: DEFAULT_SETTINGS,
+  settings: STREAM_DEFAULTS,
 });
 
 /** The stream side of a plugin host (before registration: no limits). */
