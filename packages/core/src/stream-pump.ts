@@ -45,7 +45,7 @@ export interface StreamPumpOptions {
   readonly config: Pick<ResolvedStreamsConfig, 'heartbeat' | 'maxEventBytes' | 'maxBufferedBytes' | 'stallTimeout'>;
   /** Where each reason a stream ended goes, once. */
   readonly log: LogFunction;
-  /** The stream, for the log (`GET /orders/events`, `/shop.Orders/Watch`, `GraphQL event stream on /graphql`). */
+  /** The stream, for the log (`GET /orders/events`, or what the transport calls it). */
   readonly where: string;
   /** The stream's registry slot: its signal (the app closing, `maxDuration`) stops the pump; released by `release()`. */
   readonly slot?: OpenStream;
@@ -81,7 +81,7 @@ const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(re
  * stream ended is logged once, by `finish()`.
  *
  * Transports that own their write loop call `run(source)`; those whose library pulls from the
- * source (graphql-ws, graphql-sse) put `ready()` before each pull and `write()` each message.
+ * source put `ready()` before each pull and `writeEncoded()` each message.
  */
 export class StreamPump<T> {
   readonly #sink: StreamSink<T>;
