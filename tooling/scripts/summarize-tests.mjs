@@ -26,8 +26,13 @@ for (const group of ['packages', 'apps', 'bench', 'tooling']) {
     const result = JSON.parse(readFileSync(file, 'utf8'));
     passed += result.numPassedTests;
     failed += result.numFailedTests;
-    suitesFailed += result.numFailedTestSuites;
-    console.log(`${pkg.name}: ${result.numPassedTests} passed, ${result.numFailedTests} failed${result.numFailedTestSuites ? `, ${result.numFailedTestSuites} suites failed to run` : ''}`);
+    // A suite "failed to run" only when it could not run (it did not load, or failed with no failed
+    // test to show for it); jest's numFailedTestSuites also counts every suite with a failed test.
+    const notRun = (result.testResults ?? []).filter(
+      (suite) => suite.testExecError != null || (suite.status === 'failed' && !(suite.assertionResults ?? []).some((test) => test.status === 'failed')),
+    ).length;
+    suitesFailed += notRun;
+    console.log(`${pkg.name}: ${result.numPassedTests} passed, ${result.numFailedTests} failed${notRun ? `, ${notRun} suites failed to run` : ''}`);
   }
 }
 for (const name of missing) console.log(`${name}: no test results (did its tests run?)`);
