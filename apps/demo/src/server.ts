@@ -4,6 +4,7 @@ import { createApp, type App, type Middleware } from '@fw/app';
 import { authenticate, cors, logger, rateLimit, RedisStore, type RateLimitStore } from '@fw/app/middleware';
 import { openapiPlugin } from '@fw/app/openapi';
 import { errorBody, toHTTPError } from '@fw/app/core';
+import { isClientGone } from '@fw/core/plugin';
 import { demoVerifier, mintToken, requireAuth } from './auth.js';
 import type { DemoConfig } from './config.js';
 import { InMemoryRepository, SEED } from './domain/repository.js';
@@ -34,7 +35,8 @@ export interface RunningDemo {
 
 /**
  * The application's own error middleware (the conventional try/catch around `next`): the
- * standard body plus a request id, and unexpected errors logged with the id.
+ * standard body plus a request id, and unexpected errors logged with the id. A request whose
+ * client cancelled or left goes on to the framework, which records it without an error.
  */
 function errorMiddleware(log: (line: string) => void): Middleware {
   let counter = 0;
@@ -44,6 +46,8 @@ function errorMiddleware(log: (line: string) => void): Middleware {
     try {
       await next();
     } catch (err) {
+      // A client that cancelled or left is not a server fault: nothing to log, no one to answer.
+      if (isClientGone(err, ctx)) throw err;
       const error = toHTTPError(err);
       if (error.statusCode >= 500) log(`[${requestId}] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       if (error.headers) for (const [key, value] of Object.entries(error.headers)) ctx.setHeader(key, value);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { markClientGone } from './client-gone.js';
 import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
 import { clientIp, type TrustProxy } from './internal/client-ip.js';
@@ -411,7 +412,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
 function clientLeft(): Error {
   const error = new Error('The client closed the connection');
   error.name = 'AbortError';
-  return error;
+  return markClientGone(error);
 }
 
 /** A source of values (some `tracked()`) as a source of stream events. */

@@ -1,6 +1,6 @@
 import { Application } from './application.js';
 import { HTTPError } from './http-error.js';
-import { OPERATION_BRAND, runOperation, runStreamOperation, type ObjectShape, type Operation } from './operation.js';
+import { observeOperations, OPERATION_BRAND, runOperation, runStreamOperation, type ObjectShape, type Operation } from './operation.js';
 import { ContextVariables, OPERATION_NAME, type RequestContext, type TraceAttributes, type TraceSpan } from './request-context.js';
 import { toStreamEvent, tracked, type StreamEvent } from './stream.js';
 import type { Middleware } from './types.js';
@@ -149,6 +149,27 @@ describe('runStreamOperation()', () => {
     await events.return?.();
     expect(op.finished).toBe(1);
     expect(ended).toEqual([undefined]);
+  });
+
+  it('tells the observers of the request once the stream is over, not when it opens, whether it ended, was left or failed', async () => {
+    const told: Array<[string, boolean, unknown]> = [];
+    const ctx = context();
+    observeOperations(ctx, (op, _ctx, failed, error) => void told.push([op.name, failed, error]));
+    const done = await runStreamOperation(streamOperation('orderEvents', ['a']), ctx, { ok: 'yes' });
+    expect(told).toEqual([]);
+    await collect(done);
+    const left = await runStreamOperation(streamOperation('orderEvents', ['a', 'b']), ctx, { ok: 'yes' });
+    await left.next();
+    await left.return?.();
+    const failing = await runStreamOperation(streamOperation('orderEvents', ['fail']), ctx, { ok: 'yes' });
+    await expect(collect(failing)).rejects.toMatchObject({ statusCode: 409 });
+    await expect(runStreamOperation(streamOperation('orderEvents', []), ctx, {})).rejects.toBeInstanceOf(ValidationError);
+    expect(told.map(([name, failed, error]) => [name, failed, (error as { statusCode?: number } | undefined)?.statusCode])).toEqual([
+      ['orderEvents', false, undefined],
+      ['orderEvents', false, undefined],
+      ['orderEvents', true, 409],
+      ['orderEvents', true, 400],
+    ]);
   });
 });
 

@@ -2,7 +2,7 @@ import { send } from '../test/http-client.js';
 import { Application } from './application.js';
 import { isHttpContext } from './context.js';
 import { HTTPError } from './http-error.js';
-import { isOperation, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
+import { isOperation, observeOperations, OPERATION_BRAND, runOperation, type InputOrigin, type ObjectShape, type Operation } from './operation.js';
 import type { PluginHost } from './plugin-host.js';
 import { ContextVariables, OPERATION_NAME, type RequestContext, type TraceAttributes, type TraceSpan } from './request-context.js';
 import { ROUTE_SCHEMA, withMeta } from './route-meta.js';
@@ -179,6 +179,74 @@ describe('runOperation()', () => {
     await expect(second).resolves.toEqual({ fast: { n: 2 } });
     release();
     await expect(first).resolves.toEqual({ slow: { n: 1 } });
+  });
+});
+
+describe('observeOperations()', () => {
+  type Told = [string, boolean, unknown];
+  const observer = (told: Told[]) => (op: Operation, _ctx: RequestContext, failed: boolean, error: unknown) => void told.push([op.name, failed, error]);
+
+  it('tells of each call once it has ended, by the name of the definition, whatever name the request gave itself', async () => {
+    const told: Told[] = [];
+    const ctx = context({ protocol: 'graphql' });
+    ctx.set(OPERATION_NAME, 'transfer');
+    observeOperations(ctx, observer(told));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = runOperation(operation('getBook', { answer: () => gate.then(() => ({})) }), ctx, {});
+    await runOperation(operation('listBooks'), ctx, {});
+    // One call ended, the other still runs: only the ended one is told.
+    expect(told).toEqual([['listBooks', false, undefined]]);
+    release();
+    await slow;
+    expect(told).toEqual([
+      ['listBooks', false, undefined],
+      ['getBook', false, undefined],
+    ]);
+  });
+
+  it('tells a failure with what was thrown, the handler run or not', async () => {
+    const told: Told[] = [];
+    const ctx = context();
+    observeOperations(ctx, observer(told));
+    const refused = new HTTPError(401, 'Unauthorized');
+    const failure = new Error('store down');
+    await expect(runOperation(operation('addBook', { middleware: [() => Promise.reject(refused)] }), ctx, {})).rejects.toBe(refused);
+    await expect(runOperation(operation('getBook', { answer: () => Promise.reject(failure) }), ctx, {})).rejects.toBe(failure);
+    expect(told).toEqual([
+      ['addBook', true, refused],
+      ['getBook', true, failure],
+    ]);
+  });
+
+  it('tells every observer of the request, in order, once each, and ignores one that throws', async () => {
+    const first: Told[] = [];
+    const second: Told[] = [];
+    const ctx = context();
+    const once = observer(first);
+    observeOperations(ctx, () => {
+      throw new Error('a broken observer');
+    });
+    observeOperations(ctx, once);
+    observeOperations(ctx, once);
+    observeOperations(ctx, observer(second));
+    await expect(runOperation(operation('getBook'), ctx, {})).resolves.toEqual({ echo: {} });
+    expect([first, second]).toEqual([[['getBook', false, undefined]], [['getBook', false, undefined]]]);
+    expect(() => observeOperations(ctx, 'no' as never)).toThrow('observeOperations expects a function');
+  });
+
+  it("tells a REST call whose middleware answered the request itself with the status it answered", async () => {
+    const app = new Application();
+    const told: Told[] = [];
+    hostOf(app).onRequest((ctx) => observeOperations(ctx, observer(told)));
+    app.operation(operation('getBook', { rest: { method: 'GET', path: '/books' }, middleware: [(ctx) => void (ctx as unknown as { json(v: unknown, s: number): void }).json({ error: true }, 401)] }));
+    app.operation(operation('listBooks', { rest: { method: 'GET', path: '/shelf' } }));
+    expect((await app.inject('/books')).statusCode).toBe(401);
+    expect((await app.inject('/shelf')).statusCode).toBe(200);
+    expect(told.map(([name, failed, error]) => [name, failed, (error as HTTPError | undefined)?.statusCode])).toEqual([
+      ['getBook', true, 401],
+      ['listBooks', false, undefined],
+    ]);
   });
 });
 

@@ -1,10 +1,10 @@
 import { compose, type ComposedMiddleware } from './compose.js';
-import type { Context } from './context.js';
+import { isHttpContext, type Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { bodyKind, hasBody } from './internal/body.js';
 import { SSE_STREAM } from './internal/symbols.js';
 import { readsBody } from './internal/operation-rules.js';
-import { OPERATION_NAME, type RequestContext } from './request-context.js';
+import { createContextKey, OPERATION_NAME, type RequestContext } from './request-context.js';
 import { metaOf, ROUTE_META, ROUTE_SCHEMA, schemaOf } from './route-meta.js';
 import type { StreamEvent } from './stream.js';
 import type { TraceAttributes } from './request-context.js';
@@ -168,23 +168,69 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
  * Runs an operation, the one way every protocol does (REST's route, a field of a query, a procedure
  * call): its middleware, then validation, the handler and output shaping, inside a child span
  * `operation <name>` while tracing is on. Names the operation for tracing and logs unless the
- * request already has a name. Rejects with what the middleware or handler threw (an `HTTPError`
+ * request already has a name, and tells the request's observers (`observeOperations`) how the call
+ * ended. Rejects with what the middleware or handler threw (an `HTTPError`
  * maps on every protocol by the status table). Middleware that ends without calling `next()` leaves
  * the operation with no result: an error on every protocol, except that a REST middleware which
  * answered the request itself (`ctx.json(..., 401)`) keeps that answer.
  */
 export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
+  let observers: readonly OperationObserver[] | undefined;
   try {
     // The first name stays: a request that names its operation itself (a query document's
     // operation name), or one running several operations at once, keeps the name it was given.
     if (ctx.get(OPERATION_NAME) === undefined) ctx.set(OPERATION_NAME, op.name);
-    // No middleware and no tracing: nothing to wrap the call in.
-    if (op.middleware.length === 0 && ctx.startSpan === undefined) return op.execute(raw, ctx, origin);
+    observers = ctx.get(OBSERVERS);
+    // No middleware, no tracing and no observer: nothing to wrap the call in.
+    if (op.middleware.length === 0 && ctx.startSpan === undefined && observers === undefined) return op.execute(raw, ctx, origin);
   } catch (err) {
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
     return Promise.reject(err);
   }
-  return runWrapped(op, ctx, raw, origin);
+  return runWrapped(op, ctx, raw, origin, observers);
+}
+
+/**
+ * Told once when each operation call a request makes has ended (a stream: when it is over, however
+ * it ended): the operation as defined, the request's context, whether it failed and with what. A
+ * REST call whose middleware answered the request itself fails with an `HTTPError` of the status it
+ * answered (it succeeded when that status is below 400).
+ */
+export type OperationObserver = (operation: Operation, ctx: RequestContext, failed: boolean, error: unknown) => void;
+
+/** The observers of a request's operation calls (`observeOperations`), in the order added. */
+const OBSERVERS = createContextKey<readonly OperationObserver[]>('fw.operationObservers');
+
+/**
+ * Calls `observer` when each operation call `ctx` makes from now on ends (`runOperation`,
+ * `runStreamOperation`): every operation field of a query document, every call of a procedure,
+ * once each. Observers added to one request are told in the order added; one that throws is
+ * ignored, never failing the call.
+ */
+export function observeOperations(ctx: RequestContext, observer: OperationObserver): void {
+  if (typeof observer !== 'function') throw new TypeError('observeOperations expects a function');
+  const current = ctx.get(OBSERVERS);
+  if (current === undefined) ctx.set(OBSERVERS, [observer]);
+  else if (!current.includes(observer)) ctx.set(OBSERVERS, [...current, observer]);
+}
+
+/** Tells each of `observers` how a call ended; never throws. */
+function tell(observers: readonly OperationObserver[], op: Operation, ctx: RequestContext, failed: boolean, error: unknown): void {
+  let outcome = error;
+  let failure = failed;
+  if (failed && error instanceof HandlerNotRunError && isHttpContext(ctx) && ctx.responded) {
+    // REST keeps what the middleware answered: that answer is the call's outcome.
+    const status = ctx.statusCode;
+    failure = status >= 400;
+    outcome = failure ? new HTTPError(status, undefined, undefined, { cause: error }) : undefined;
+  }
+  for (const observer of observers) {
+    try {
+      observer(op, ctx, failure, outcome);
+    } catch {
+      // An observer cannot fail the call it observes, nor keep the others from being told.
+    }
+  }
 }
 
 /**
@@ -192,7 +238,8 @@ export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, 
  * (what it throws rejects the promise, so the transport can still answer with a real status; one that
  * ends without calling `next()` is the same error as for `runOperation`), validates the input and
  * calls the handler. While tracing is on, the child span `operation <name>` stays open for the
- * stream's life and records the number of events (`fw.stream.events`) and how it ended.
+ * stream's life and records the number of events (`fw.stream.events`) and how it ended; the
+ * request's observers (`observeOperations`) are told when it is over.
  */
 export async function runStreamOperation<T>(
   op: Operation<unknown, T>,
@@ -202,6 +249,7 @@ export async function runStreamOperation<T>(
 ): Promise<AsyncIterableIterator<StreamEvent<T>>> {
   if (op.stream !== true || typeof op.open !== 'function') throw new TypeError(`Operation "${op.name}" is not a stream: run it with runOperation`);
   if (ctx.get(OPERATION_NAME) === undefined) ctx.set(OPERATION_NAME, op.name);
+  const observers = ctx.get(OBSERVERS);
   const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
   let events: AsyncIterableIterator<StreamEvent<T>> | typeof NO_RESULT = NO_RESULT;
   try {
@@ -214,43 +262,48 @@ export async function runStreamOperation<T>(
     if (events === NO_RESULT) throw new HandlerNotRunError(op.name);
   } catch (err) {
     ctx.endSpan?.(span, err);
+    if (observers !== undefined) tell(observers, op, ctx, true, err);
     throw err;
   }
-  return span === undefined ? events : counted(events, (count, error) => {
-    const attributes: TraceAttributes = { 'fw.stream.events': count };
-    span.setAttributes(attributes);
-    ctx.endSpan?.(span, error);
+  if (span === undefined && observers === undefined) return events;
+  return counted(events, (count, failed, error) => {
+    if (span !== undefined) {
+      const attributes: TraceAttributes = { 'fw.stream.events': count };
+      span.setAttributes(attributes);
+      ctx.endSpan?.(span, failed ? error : undefined);
+    }
+    if (observers !== undefined) tell(observers, op, ctx, failed, error);
   });
 }
 
-/** `events`, telling `done` how many it yielded and the error it ended with, once, however it ends. */
-function counted<T>(events: AsyncIterableIterator<StreamEvent<T>>, done: (count: number, error?: unknown) => void): AsyncIterableIterator<StreamEvent<T>> {
+/** `events`, telling `done` how many it yielded and whether (and with what) it failed, once, however it ends. */
+function counted<T>(events: AsyncIterableIterator<StreamEvent<T>>, done: (count: number, failed: boolean, error: unknown) => void): AsyncIterableIterator<StreamEvent<T>> {
   let count = 0;
   let over = false;
-  const finish = (error?: unknown): void => {
+  const finish = (failed: boolean, error?: unknown): void => {
     if (over) return;
     over = true;
-    done(count, error);
+    done(count, failed, error);
   };
   const iterator: AsyncIterableIterator<StreamEvent<T>> = {
     async next() {
       try {
         const result = await events.next();
-        if (result.done === true) finish();
+        if (result.done === true) finish(false);
         else count++;
         return result;
       } catch (err) {
-        finish(err);
+        finish(true, err);
         throw err;
       }
     },
     async return(value?: unknown) {
       try {
         const result = await (events.return?.(value) ?? { done: true as const, value: undefined });
-        finish();
+        finish(false);
         return result;
       } catch (err) {
-        finish(err);
+        finish(true, err);
         throw err;
       }
     },
@@ -261,8 +314,14 @@ function counted<T>(events: AsyncIterableIterator<StreamEvent<T>>, done: (count:
   return iterator;
 }
 
-/** `runOperation` with its middleware and a child span around the call. */
-async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
+/** `runOperation` with its middleware and a child span around the call, telling `observers` how it ended. */
+async function runWrapped<T>(
+  op: Operation<unknown, T>,
+  ctx: RequestContext,
+  raw: unknown,
+  origin: InputOrigin | undefined,
+  observers: readonly OperationObserver[] | undefined,
+): Promise<T> {
   const span = ctx.startSpan?.(`operation ${op.name}`, { 'fw.operation.name': op.name });
   // The input and result live in this call, not on the context: a query protocol resolves sibling
   // fields concurrently on one request context.
@@ -274,9 +333,11 @@ async function runWrapped<T>(op: Operation<unknown, T>, ctx: RequestContext, raw
     await chainOf(op)(ctx, run);
     if (result === NO_RESULT) throw new HandlerNotRunError(op.name);
     ctx.endSpan?.(span);
+    if (observers !== undefined) tell(observers, op, ctx, false, undefined);
     return result;
   } catch (err) {
     ctx.endSpan?.(span, err);
+    if (observers !== undefined) tell(observers, op, ctx, true, err);
     throw err;
   }
 }

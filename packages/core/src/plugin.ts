@@ -1,7 +1,8 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
- * and the operation rules every generator follows: names, the order they are listed in, nullables).
+ * whether a client cancelled or left, observing operation calls, and the operation rules every
+ * generator follows: names, the order they are listed in, nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -17,7 +18,9 @@ export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
-export { OPERATION_BRAND, runOperation, runStreamOperation } from './operation.js';
+export { OPERATION_BRAND, observeOperations, runOperation, runStreamOperation } from './operation.js';
+export type { OperationObserver } from './operation.js';
+export { CLIENT_CLOSED_REQUEST, isClientGone, markClientGone } from './client-gone.js';
 export { toStreamEvent } from './stream.js';
 export { withStreamSignal } from './stream-scope.js';
 export { StreamStop, STOPPED } from './stream-stop.js';

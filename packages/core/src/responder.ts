@@ -1,3 +1,4 @@
+import { CLIENT_CLOSED_REQUEST, isClientGone } from './client-gone.js';
 import type { Context } from './context.js';
 import type { HTTPError} from './http-error.js';
 import { errorBody, toHTTPError } from './http-error.js';
@@ -54,6 +55,12 @@ export class Responder {
   }
 
   #answerError(ctx: Context, thrown: unknown): void {
+    // The client cancelled or left: no one to answer, and not the server's fault (no log, no
+    // error handler). The hooks are told 499, so it is not counted as a server error either.
+    if (isClientGone(thrown, ctx)) {
+      this.#clientGone(ctx);
+      return;
+    }
     const error = toHTTPError(thrown);
     if (error.statusCode >= 500) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
     if (ctx[RAW_IN_USE]()) {
@@ -173,6 +180,20 @@ export class Responder {
   /** While draining, marks the response `Connection: close` when it answers the last request read from its connection. */
   #closeAfter(ctx: Context): void {
     if (isLastRequest(ctx.req)) ctx.res.setHeader('connection', 'close');
+  }
+
+  /** Ends a request whose client is gone: recorded as 499 (nothing is sent), the response closed. */
+  #clientGone(ctx: Context): void {
+    try {
+      if (!ctx[RAW_IN_USE]()) {
+        ctx[RESET_RESPONSE]();
+        ctx.status(CLIENT_CLOSED_REQUEST);
+      }
+      if (!ctx.res.writableEnded) ctx.res.destroy();
+    } catch {
+      // The response is gone already: nothing more to close.
+    }
+    this.#answered(ctx);
   }
 
   /** Tells the response hooks the status sent. No hook, no work. */

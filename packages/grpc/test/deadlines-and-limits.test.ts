@@ -1,4 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
+import { toHTTPError } from '@fw/core';
+import { isClientGone } from '@fw/core/plugin';
 import { GrpcContext, type GrpcUnaryHandler } from '../src/index.js';
 import { client, failure, sleep, start, unary, wrap, type EchoReply, type EchoRequest, type Started } from './helpers.js';
 
@@ -65,6 +67,8 @@ describe('deadlines and cancellation', () => {
     expect(err.code).toBe(grpc.status.DEADLINE_EXCEEDED);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(lastRun!.aborted).toMatchObject({ name: 'GrpcError', code: grpc.status.DEADLINE_EXCEEDED });
+    // A deadline that passed is no cancellation by the client.
+    expect(isClientGone(lastRun!.aborted)).toBe(false);
     expect(lastRun!.finishedAt - lastRun!.startedAt).toBeLessThan(1000);
     expect(outcomes).toEqual([{ path: '/fwtest.Echo/Slow', grpcCode: grpc.status.DEADLINE_EXCEEDED }]);
   });
@@ -76,6 +80,18 @@ describe('deadlines and cancellation', () => {
     for (let i = 0; i < 50 && outcomes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(lastRun!.aborted).toMatchObject({ name: 'GrpcError', code: grpc.status.CANCELLED });
     expect(outcomes).toEqual([{ path: '/fwtest.Echo/Slow', grpcCode: grpc.status.CANCELLED }]);
+  });
+
+  it("marks the client's cancellation as such: not logged, and no server error to error middleware", async () => {
+    const logged = server.logs.length;
+    const call = (echo as unknown as { Slow(r: unknown, cb: grpc.requestCallback<EchoReply>): grpc.ClientUnaryCall }).Slow({ delay_ms: 5000 }, () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    call.cancel();
+    for (let i = 0; i < 50 && outcomes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(isClientGone(lastRun!.aborted)).toBe(true);
+    // What an error middleware of the usual kind reads: 499, the client's doing, not a 5xx to log.
+    expect(toHTTPError(lastRun!.aborted).statusCode).toBe(499);
+    expect(server.logs.slice(logged)).toEqual([]);
   });
 });
 

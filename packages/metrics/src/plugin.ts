@@ -1,5 +1,5 @@
-import { createContextKey, type Context, type Next, type RequestContext } from '@fw/core';
-import type { Plugin, PluginHost } from '@fw/core/plugin';
+import { createContextKey, isHttpContext, type Context, type Next, type RequestContext } from '@fw/core';
+import { observeOperations, type OperationObserver, type Plugin, type PluginHost } from '@fw/core/plugin';
 import type { MeterProvider } from '@opentelemetry/api';
 import { AdminServer, PROMETHEUS_CONTENT_TYPE } from './internal/admin-server.js';
 import { validateMetricsConfig } from './internal/options.js';
@@ -77,11 +77,21 @@ export function metricsPlugin(config: MetricsConfig = {}): MetricsPlugin {
   };
 
   const ignored = (ctx: RequestContext): boolean => ctx.path === path || (ignore !== undefined && ignore(ctx));
+  // Each operation call that ran, told by core when it ends: counted by its definition's name.
+  const countOperation: OperationObserver = (op, ctx, failed, error) => {
+    const rec = recorder;
+    if (rec !== undefined) return rec.countOperation(op, ctx, failed, error);
+    void start().then(() => recorder?.countOperation(op, ctx, failed, error), () => undefined);
+  };
   // Calls of the other protocols (gRPC) are measured by a wrapper around each call.
   const middleware = (ctx: RequestContext, next: Next): Promise<void> => {
-    const rec = recorder;
-    if (rec === undefined) return start().then(() => middleware(ctx, next));
     if (ignored(ctx)) return next();
+    observeOperations(ctx, countOperation);
+    // A protocol served on the HTTP port runs the wrappers on an HTTP context once per connection
+    // (a GraphQL WebSocket): its operations are counted, the connection is no call to time.
+    if (isHttpContext(ctx)) return next();
+    const rec = recorder;
+    if (rec === undefined) return start().then(() => (recorder === undefined ? next() : recorder.measure(ctx, next)));
     return rec.measure(ctx, next);
   };
   // HTTP requests by the request and response hooks, which add no step to their chain. The SDK
@@ -89,6 +99,7 @@ export function metricsPlugin(config: MetricsConfig = {}): MetricsPlugin {
   // it, and is recorded once it has started.
   const startHttp = (ctx: Context): void => {
     if (ignored(ctx)) return;
+    observeOperations(ctx, countOperation);
     const rec = recorder;
     if (rec !== undefined) return rec.startHttp(ctx);
     ctx.set(EARLY, performance.now());

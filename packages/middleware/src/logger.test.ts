@@ -1,5 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Application, Context, HTTPError } from '@fw/core';
 import { callContext, runOnCall } from '../test/contexts.js';
 import { send, start } from '../test/http.js';
@@ -173,6 +174,32 @@ describe('logger()', () => {
     expect(stack.length).toBeGreaterThan(0);
     expect(stack[0]).toMatch(/^\s+at /);
     expect(lines[0]).toContain('logger.test.ts');
+  });
+
+  it('logs a request whose client left as the plain line of status 499, without an error or a stack', async () => {
+    const lines: string[] = [];
+    const logged: unknown[] = [];
+    let started = false;
+    const app = new Application({ onLog: (message) => logged.push(message) });
+    app.use(logger({ stream: (line) => lines.push(line) }));
+    app.get('/leave', async (ctx) => {
+      started = true;
+      await sleep(5000, undefined, { signal: ctx.signal });
+      ctx.text('too late');
+    });
+    const { port } = await app.listen(0, '127.0.0.1');
+    try {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write('GET /leave HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      for (let i = 0; i < 300 && !started; i++) await sleep(10);
+      socket.destroy();
+      for (let i = 0; i < 300 && lines.length === 0; i++) await sleep(10);
+    } finally {
+      await app.close();
+    }
+    expect(lines).toEqual([expect.stringMatching(/^\[499\] GET \/leave - \d+ms$/)]);
+    expect(logged).toEqual([]);
   });
 
   it('logs a thrown 4xx HTTPError with its status and stack, while the client gets its status and body', async () => {

@@ -1,5 +1,5 @@
 import { isHTTPError, type Context, type Next, type RequestContext, isHttpContext } from '@fw/core';
-import { escapeLogText, stackFrames } from '@fw/core/plugin';
+import { CLIENT_CLOSED_REQUEST, escapeLogText, isClientGone, stackFrames } from '@fw/core/plugin';
 import { now } from './internal/builtins.js';
 import { useColors } from './internal/colors.js';
 import type { LoggerConfig, LogTarget } from './types.js';
@@ -19,7 +19,8 @@ const RESET = '\u001b[39m';
  * terminal: FORCE_COLOR, NO_COLOR, NODE_DISABLE_COLORS, TTY). A thrown error logs
  * `[ERROR] <method> <path> - <duration>ms <error text>` followed by the stack (4xx HTTPErrors
  * without it when `clientErrorStacks: false`), and is re-thrown, so the error handler still
- * answers. Control characters from the request (method, path, error messages) are written as
+ * answers. A request whose client cancelled or left logs the plain line `[499] <method> <path> -
+ * <duration>ms`, without a stack. Control characters from the request (method, path, error messages) are written as
  * visible escapes (`\n`, `\x1b`), so no request can forge a log line or drive the terminal.
  * @example
  * app.use(logger());                                  // to stdout
@@ -50,6 +51,12 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
     try {
       await next();
     } catch (err) {
+      // A client that cancelled or left is no error: the plain line of the status it is recorded with.
+      if (isClientGone(err, ctx)) {
+        const tag = `[${CLIENT_CLOSED_REQUEST}]`;
+        write(`${colors ? paint(CLIENT_CLOSED_REQUEST, tag) : tag} ${requestLine(ctx)} - ${elapsed(start)}ms`);
+        throw err;
+      }
       const head = colors ? `${RED}[ERROR]${RESET}` : '[ERROR]';
       // The spec logs every error with its stack; `clientErrorStacks: false` spares the log the
       // stacks of 4xx HTTPErrors, answers given on purpose (401, 404, 429) that any client can cause.

@@ -36,6 +36,13 @@ export const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';
 /** The GraphQL operation name, when the document names it. */
 export const ATTR_GRAPHQL_OPERATION_NAME = 'graphql.operation.name';
 
+/**
+ * The span event of a request (or an operation of it) whose client cancelled or left before the
+ * answer: such a span records no exception and no error status. fw's own name; semantic
+ * conventions have none for it.
+ */
+export const EVENT_FW_CLIENT_CANCELLED = 'fw.client.cancelled';
+
 /** The resource attribute carrying the service name. */
 export const ATTR_SERVICE_NAME = 'service.name';
 

@@ -1,5 +1,5 @@
 import { Application, compose, errorCodeOf, HTTPError, isHTTPError, OPERATION_NAME, OPERATION_TYPE, type ContextKey, type ErrorCode, type Middleware, type ProcedureInfo, type RequestContext } from '@fw/core';
-import { ContextVariables, defineErrorExtension, type PluginHost } from '@fw/core/plugin';
+import { ContextVariables, defineErrorExtension, markClientGone, type PluginHost } from '@fw/core/plugin';
 import { isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
@@ -13,6 +13,7 @@ import {
   ATTR_RPC_METHOD,
   ATTR_RPC_SERVICE,
   ATTR_RPC_SYSTEM,
+  EVENT_FW_CLIENT_CANCELLED,
   tracingPlugin,
   type TraceContext,
 } from '../src/index.js';
@@ -285,6 +286,38 @@ describe('gRPC calls', () => {
   it('derives service and method from the path when a context has no rpc field', async () => {
     await runGrpc(grpcContext('a.b.Svc', 'Do', {}, false), () => undefined);
     expect(onlySpan(exporter, 'a.b.Svc/Do').attributes).toMatchObject({ [ATTR_RPC_SERVICE]: 'a.b.Svc', [ATTR_RPC_METHOD]: 'Do' });
+  });
+});
+
+describe('a client that cancels', () => {
+  /** What node's timers/promises reject with when their signal aborts: an AbortError whose cause is the reason. */
+  const aborted = (reason: unknown): Error => Object.assign(new Error('The operation was aborted', { cause: reason }), { name: 'AbortError' });
+
+  it('marks neither the call span nor its child spans failed, and records the event instead of an exception', async () => {
+    const reason = markClientGone(new Error('Call cancelled'));
+    await runGrpc(grpcContext('orders.OrderService', 'Watch'), (c) => {
+      const child = c.startSpan?.('operation watch');
+      c.endSpan?.(child, aborted(reason));
+      c.grpcCode = 1;
+      throw reason;
+    });
+    for (const name of ['orders.OrderService/Watch', 'operation watch']) {
+      const span = onlySpan(exporter, name);
+      expect([name, span.status.code, span.events.map((event) => event.name), span.attributes[ATTR_ERROR_TYPE]]).toEqual([name, SpanStatusCode.UNSET, [EVENT_FW_CLIENT_CANCELLED], undefined]);
+    }
+  });
+
+  it("records an abort error as the client's leaving only while the client is gone", async () => {
+    const ctx = grpcContext('orders.OrderService', 'Watch');
+    const controller = new AbortController();
+    Object.defineProperty(ctx, 'signal', { value: controller.signal });
+    await runGrpc(ctx, (c) => {
+      c.endSpan?.(c.startSpan?.('before'), aborted(undefined));
+      controller.abort(markClientGone(new Error('The client closed the connection')));
+      c.endSpan?.(c.startSpan?.('after'), aborted(undefined));
+    });
+    expect(onlySpan(exporter, 'before').status.code).toBe(SpanStatusCode.ERROR);
+    expect(onlySpan(exporter, 'after').status.code).toBe(SpanStatusCode.UNSET);
   });
 });
 

@@ -1,5 +1,6 @@
 import { HTTPError, ValidationError } from '@fw/core';
-import { GraphQLError } from 'graphql';
+import { markClientGone } from '@fw/core/plugin';
+import { GraphQLError, locatedError } from 'graphql';
 import { createErrorFormatter, withoutSuggestion } from './errors.js';
 
 describe('withoutSuggestion', () => {
@@ -30,6 +31,20 @@ describe('createErrorFormatter', () => {
     logged.length = 0;
     expect(json(new Error('db password is hunter2'))).toEqual({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } });
     expect(logged).toEqual(['GraphQL error: db password is hunter2']);
+  });
+
+  it("does not log a resolver error caused by its client's leaving, also when graphql-js wrapped a thrown non-Error", () => {
+    logged.length = 0;
+    const reason = markClientGone(new Error('The client closed the connection'));
+    const aborted = Object.assign(new Error('The operation was aborted', { cause: reason }), { name: 'AbortError' });
+    // What a resolver's rejection with an error of another realm (node's own AbortError in a vm context) becomes.
+    const foreign = { name: 'AbortError', code: 'ABORT_ERR', cause: reason };
+    for (const thrown of [aborted, foreign]) {
+      expect((format(locatedError(thrown, undefined, ['slow'])) as GraphQLError).extensions).toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+    }
+    expect(logged).toEqual([]);
+    format(locatedError(new Error('db down'), undefined, ['slow']));
+    expect(logged).toEqual(['GraphQL error at slow: db down']);
   });
 
   it('keeps the message of an HTTPError that may be shown', () => {

@@ -1,4 +1,5 @@
 import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode } from '@fw/core';
+import { isClientGone } from '@fw/core/plugin';
 import { GraphQLError } from 'graphql';
 import type { GraphQLLogger } from '../types.js';
 
@@ -62,7 +63,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
   const { maskErrors, onLog, suggestions = true } = options;
   const unexpected = (error: Readonly<Error>): GraphQLError | Error => {
     const http = toHTTPError(error);
-    if (http.statusCode >= 500) onLog(`GraphQL error: ${messageOf(error)}`, error);
+    if (http.statusCode >= 500 && !clientGone(error)) onLog(`GraphQL error: ${messageOf(error)}`, error);
     if (http.expose) return error;
     const status = http.statusCode;
     return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: graphqlErrorCode(status), status } });
@@ -94,7 +95,8 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (original === undefined || original instanceof GraphQLError) return error;
     const http = toHTTPError(original);
     const status = http.statusCode;
-    if (status >= 500) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
+    // A field whose work stopped because the client cancelled or left is no server fault.
+    if (status >= 500 && !clientGone(original)) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
     extensions.code = isValidationError(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
@@ -113,6 +115,16 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (formatted.locations === undefined && error.locations !== undefined) (formatted as { locations?: unknown }).locations = error.locations;
     return formatted;
   };
+}
+
+/**
+ * Whether a resolver's error says its client cancelled or left (`isClientGone`), also when graphql-js
+ * wrapped it: a thrown value that is not an `Error` of this realm (node's own `AbortError` inside a
+ * vm context) reaches the formatter as a `NonErrorThrown` carrying it as `thrownValue`.
+ */
+function clientGone(error: Readonly<Error>): boolean {
+  if (isClientGone(error)) return true;
+  return error.name === 'NonErrorThrown' && isClientGone((error as { thrownValue?: unknown }).thrownValue);
 }
 
 /** An error's message, or `String(error)` when reading it fails or it is not a string. */

@@ -1,7 +1,7 @@
 import { Metadata, type sendUnaryData } from '@grpc/grpc-js';
 import { HTTPError, statusText } from '@fw/core';
 import { GRPC_STATUS, httpStatusFromGrpc } from '../grpc-status.js';
-import type { LogFunction, TrustProxy } from '@fw/core/plugin';
+import { markClientGone, type LogFunction, type TrustProxy } from '@fw/core/plugin';
 import { GrpcError } from '../grpc-error.js';
 import type { GrpcCall, GrpcRpcInfo } from '../types.js';
 import { setMetadataHeader } from './metadata.js';
@@ -205,7 +205,11 @@ export class CallState {
     return { response: answer.data ?? {} };
   }
 
-  /** The call was cancelled (client, deadline, forced shutdown) or has ended; grpc-js says 'cancelled' for both. */
+  /**
+   * The call was cancelled (client, deadline, forced shutdown) or has ended; grpc-js says 'cancelled'
+   * for both. A cancellation is the client's doing unless its deadline passed: its reason is marked
+   * so (`markClientGone`), which keeps it out of the logs, the server errors of metrics and failed spans.
+   */
   onCancelled(): void {
     if (this.finished || this.cancelReason !== undefined) return;
     // A stream the handler has ended is finishing with its own status ('finish' settles it).
@@ -215,7 +219,7 @@ export class CallState {
     const reason =
       Number.isFinite(ms) && Date.now() >= ms - DEADLINE_TOLERANCE_MS
         ? new GrpcError(GRPC_STATUS.DEADLINE_EXCEEDED, 'Deadline exceeded')
-        : new GrpcError(GRPC_STATUS.CANCELLED, 'Call cancelled');
+        : markClientGone(new GrpcError(GRPC_STATUS.CANCELLED, 'Call cancelled'));
     this.cancelReason = reason;
     this.#controller?.abort(reason);
     this.pending?.(reason);

@@ -1,4 +1,5 @@
-import { createContextKey, errorCodeOf, OPERATION_NAME, OPERATION_TYPE, type Context, type Operation, type RequestContext } from '@fw/core';
+import { createContextKey, errorCodeOf, OPERATION_NAME, OPERATION_TYPE, toHTTPError, type Context, type Operation, type RequestContext } from '@fw/core';
+import { isClientGone } from '@fw/core/plugin';
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import type { HttpDurationHistogram } from './http-duration.js';
 import {
@@ -37,12 +38,18 @@ export const methodName = (index: number): string => KNOWN_HTTP_METHODS[index] ?
 
 /** What a gRPC call failing with an error its context cannot map is answered with: INTERNAL. */
 const GRPC_INTERNAL = 13;
+/** What a gRPC call whose client cancelled or left ends with: CANCELLED. */
+const GRPC_CANCELLED = 1;
+
+/** The names of the application's operations that ran on a GraphQL request (for its `graphql.operation.name`). */
+const RAN = createContextKey<string[]>('fw.metrics.operationsRan');
 
 /**
  * The instruments and the per-request work: an HTTP request is measured from the wrapper to the
  * response hook (the status sent), a call of any other protocol (gRPC) from the wrapper until its
- * chain settles. Every attribute value comes from a bounded set: the route template or none, a
- * known method or `_OTHER`, the status, the names of the application's operations, error classes.
+ * chain settles, and each operation call when it ends (core tells of each one that ran). Every
+ * attribute value comes from a bounded set: the route template or none, a known method or
+ * `_OTHER`, the status, the names of the application's operations as defined, error classes.
  */
 export class Recorder {
   readonly #httpDuration: HttpDurationHistogram;
@@ -119,21 +126,42 @@ export class Recorder {
     const route = graphql ? ctx.path : (ctx.route?.path ?? '');
     const errorType = status >= 500 ? errorCodeOf(status) : undefined;
     this.#httpDuration.record(route, index, status, errorType, seconds);
-    const operation = this.#operationName(ctx);
     if (graphql) {
       const graphqlAttributes: Attributes = {};
       const type = ctx.get(OPERATION_TYPE);
       if (type !== undefined) graphqlAttributes[ATTR_GRAPHQL_OPERATION_TYPE] = type;
-      if (operation !== undefined) graphqlAttributes[ATTR_GRAPHQL_OPERATION_NAME] = operation;
+      // The document's name only when it is the name of an operation that ran: a name the client
+      // chose for a document running something else (or nothing) is never a label.
+      const named = ctx.get(OPERATION_NAME);
+      if (named !== undefined && ctx.get(RAN)?.includes(named) === true) graphqlAttributes[ATTR_GRAPHQL_OPERATION_NAME] = named;
       if (errorType !== undefined) graphqlAttributes[ATTR_ERROR_TYPE] = errorType;
       this.#graphqlDuration.record(seconds, graphqlAttributes);
     }
-    if (operation !== undefined) this.#countOperation(operation, ctx.protocol, errorType);
+  }
+
+  /**
+   * Counts an operation call that ran and has ended (core's operation observer), by the name of
+   * the operation's definition and the request's protocol; `error.type` when it failed by the
+   * server's fault (as its protocol answers the error), none when its client cancelled or left.
+   */
+  countOperation(op: Operation, ctx: RequestContext, failed: boolean, error: unknown): void {
+    if (!this.#isAppOperation(op)) return;
+    const name = op.name;
+    const protocol = ctx.protocol;
+    const attributes: Attributes = { [ATTR_FW_OPERATION_NAME]: name, [ATTR_FW_PROTOCOL]: protocol };
+    const errorType = failed ? serverErrorType(ctx, error) : undefined;
+    if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
+    this.#operationCalls.add(1, attributes);
+    if (protocol === 'graphql') {
+      const ran = ctx.get(RAN);
+      if (ran === undefined) ctx.set(RAN, [name]);
+      else if (!ran.includes(name)) ran.push(name);
+    }
   }
 
   #endCall(ctx: RequestContext, start: number, failed: boolean, error: unknown): void {
     const seconds = (performance.now() - start) / 1000;
-    const code = ctx.protocolStatus ?? (failed ? (ctx.protocolStatusOf?.(error) ?? GRPC_INTERNAL) : 0);
+    const code = ctx.protocolStatus ?? (failed ? (isClientGone(error, ctx) ? GRPC_CANCELLED : (ctx.protocolStatusOf?.(error) ?? GRPC_INTERNAL)) : 0);
     const procedure = ctx.procedure;
     const attributes: Attributes = {
       [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC,
@@ -144,26 +172,28 @@ export class Recorder {
     const errorType = GRPC_SERVER_ERROR_TYPES.get(code);
     if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
     this.#rpcDuration.record(seconds, attributes);
-    const operation = this.#operationName(ctx);
-    if (operation !== undefined) this.#countOperation(operation, ctx.protocol, errorType);
   }
 
-  #countOperation(name: string, protocol: string, errorType: string | undefined): void {
-    const attributes: Attributes = { [ATTR_FW_OPERATION_NAME]: name, [ATTR_FW_PROTOCOL]: protocol };
-    if (errorType !== undefined) attributes[ATTR_ERROR_TYPE] = errorType;
-    this.#operationCalls.add(1, attributes);
-  }
-
-  /** The request's operation name when it is one of the application's operations (a client-chosen GraphQL name is not). */
-  #operationName(ctx: RequestContext): string | undefined {
-    const name = ctx.get(OPERATION_NAME);
-    if (name === undefined) return undefined;
+  /** Whether `op` is one of the application's operations (`app.operation()`), so that its name is a bounded label. */
+  #isAppOperation(op: Operation): boolean {
     const list = this.#operations();
     let known = this.#operationNames;
     if (known === undefined || known.list !== list) {
-      known = { list, names: new Set(list.map((op) => op.name)) };
+      known = { list, names: new Set(list.map((registered) => registered.name)) };
       this.#operationNames = known;
     }
-    return known.names.has(name) ? name : undefined;
+    return known.names.has(op.name);
   }
+}
+
+/**
+ * The `error.type` of a failed call: the row of core's error table of a server error, as the
+ * request's protocol answers it (a gRPC status on gRPC, the HTTP status elsewhere); none for the
+ * client's own errors (4xx) and for a client that cancelled or left.
+ */
+function serverErrorType(ctx: RequestContext, error: unknown): string | undefined {
+  if (isClientGone(error, ctx)) return undefined;
+  if (ctx.protocolStatusOf !== undefined) return GRPC_SERVER_ERROR_TYPES.get(ctx.protocolStatusOf(error));
+  const status = toHTTPError(error).statusCode;
+  return status >= 500 ? errorCodeOf(status) : undefined;
 }

@@ -11,6 +11,7 @@ import {
   type RequestContext,
   type TraceSpan,
 } from '@fw/core';
+import { CLIENT_CLOSED_REQUEST, isClientGone } from '@fw/core/plugin';
 import {
   context,
   ROOT_CONTEXT,
@@ -40,6 +41,7 @@ import {
   ATTR_URL_PATH,
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
+  EVENT_FW_CLIENT_CANCELLED,
   GRPC_SERVER_ERROR_CODES,
   graphqlSpanName,
   grpcSpanName,
@@ -90,7 +92,7 @@ export function traceRequest(rt: RequestTracer, ctx: RequestContext, next: Next)
 
   ctx.trace = { traceId, spanId, protocol };
   ctx.startSpan = (name, attributes) => rt.tracer.startSpan(name, attributes === undefined ? undefined : { attributes }, active);
-  ctx.endSpan = endSpan;
+  ctx.endSpan = (child, error) => endSpan(child, error, ctx);
   ctx.addEvent = (name, attributes) => {
     span.addEvent(name, attributes);
   };
@@ -125,7 +127,7 @@ export function traceRequest(rt: RequestTracer, ctx: RequestContext, next: Next)
     },
     (err: unknown) => {
       if (grpc) finishGrpcSpan(span, ctx, true, err);
-      else finishHttpSpan(span, ctx, toHTTPError(err).statusCode, true, err);
+      else finishHttpSpan(span, ctx, isClientGone(err, ctx) ? CLIENT_CLOSED_REQUEST : toHTTPError(err).statusCode, true, err);
       throw err;
     },
   );
@@ -140,14 +142,31 @@ export function endHttpSpan(ctx: Context, status: number): void {
   finishHttpSpan(pending.span, ctx, status, pending.failed, pending.error);
 }
 
-/** `ctx.endSpan`: ends a span, recording `error` (when given) as an exception and an error status. */
-export function endSpan(span: TraceSpan | undefined, error?: unknown): void {
+/**
+ * `ctx.endSpan`: ends a span, recording `error` (when given) as an exception and an error status;
+ * an error that says the client of `ctx` cancelled or left (`isClientGone`) is recorded as the
+ * event `fw.client.cancelled` instead, leaving the status unset.
+ */
+export function endSpan(span: TraceSpan | undefined, error?: unknown, ctx?: RequestContext): void {
   if (span === undefined) return;
-  if (error !== undefined && error !== null && isOtelSpan(span)) {
-    span.recordException(toException(error));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+  if (error !== undefined && error !== null) {
+    if (isClientGone(error, ctx)) span.addEvent(EVENT_FW_CLIENT_CANCELLED);
+    else if (isOtelSpan(span)) {
+      span.recordException(toException(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    }
   }
   span.end();
+}
+
+/** Records how a request failed on its server span: an exception, or the client's leaving. */
+function recordFailure(span: Span, ctx: RequestContext, error: unknown): boolean {
+  if (isClientGone(error, ctx)) {
+    span.addEvent(EVENT_FW_CLIENT_CANCELLED);
+    return false;
+  }
+  span.recordException(toException(error));
+  return true;
 }
 
 /** Whether a span handed to `endSpan` can record an error (those `startSpan` made can). */
@@ -199,8 +218,8 @@ function finishHttpSpan(span: Span, ctx: RequestContext, status: number, failed:
   } else {
     span.updateName(httpName);
   }
-  if (failed) span.recordException(toException(error));
-  if (isHttpServerError(status)) fail(span, failed, error, String(status));
+  const faulted = failed && recordFailure(span, ctx, error);
+  if (isHttpServerError(status)) fail(span, faulted, error, String(status));
   span.end();
 }
 
@@ -209,8 +228,8 @@ function finishGrpcSpan(span: Span, ctx: RequestContext, failed: boolean, error:
   // A wrapper sees a thrown error before the gRPC package maps it: the context says how it will.
   const code = given ?? (failed ? (ctx.protocolStatusOf?.(error) ?? GRPC_INTERNAL) : 0);
   span.setAttribute(ATTR_RPC_GRPC_STATUS_CODE, code);
-  if (failed) span.recordException(toException(error));
-  if (GRPC_SERVER_ERROR_CODES.has(code)) fail(span, failed, error, String(code));
+  const faulted = failed && recordFailure(span, ctx, error);
+  if (GRPC_SERVER_ERROR_CODES.has(code) && (faulted || !failed)) fail(span, faulted, error, String(code));
   span.end();
 }
 
