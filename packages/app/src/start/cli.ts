@@ -16,8 +16,10 @@ Options:
   -h, --help      show this text
 
 Signals: SIGHUP replaces the workers one at a time (each new one ready before an old one drains);
-SIGTERM or SIGINT shut every worker down in order (not ready, the shutdown delay, the drain, the
-flush) and exit 0; a second one kills them at once. A worker that dies is restarted.
+if a new one cannot start, the old ones keep serving; a SIGHUP during a restart runs one more round
+after it (any number of them: one round), so every worker ends on the newest code. SIGTERM or
+SIGINT shut every worker down in order (not ready, the shutdown delay, the drain, the flush) and
+exit 0; a second one kills them at once. A worker that dies is restarted.
 `;
 
 /** What `fw start` writes to. */

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { StartError } from './errors.js';
 import { isFwMessage, WORKER_ENV, type PrimaryMessage, type WorkerAddress, type WorkerMessage } from './messages.js';
 import { mergePrometheusText } from './prometheus-merge.js';
+import { restartQueue } from './restart-queue.js';
 import { supportsReusePort } from './reuse-port.js';
 
 /** Options of `start()` (and of `fw start`). */
@@ -41,7 +42,12 @@ export interface StartedApp {
   readonly pids: number[];
   /** Whether this Node offers SO_REUSEPORT (`reusePort` on listen); the workers share ports through the primary either way. */
   readonly reusePort: boolean;
-  /** Replaces every worker, one at a time: each new one is ready before the old one is told to drain. */
+  /**
+   * Replaces every worker, one at a time: each new one is ready before an old one is told to drain.
+   * Called during a restart, it runs one more full round after the current one (any number of calls
+   * meanwhile: one round) and resolves when that round ends. Rejects when a new worker cannot start:
+   * the workers not yet replaced keep serving, and nothing is started in the failed one's place.
+   */
   restart(): Promise<void>;
   /** Every worker's Prometheus text, summed ('' when the app has no metrics). */
   metrics(): Promise<string>;
@@ -60,6 +66,10 @@ const SCRAPE_TIMEOUT = 2000;
 interface Slot {
   worker: Worker;
   state: 'starting' | 'ready' | 'stopping';
+  /** The restart round it was forked in (0: before the first); a round replaces every older one. */
+  generation: number;
+  /** Forked by a restart round: when it fails before it is ready, the round fails instead of replacing it. */
+  byRound: boolean;
   readyAt?: number;
   ready: Promise<Extract<WorkerMessage, { fw: 'ready' }>>;
   exited: Promise<number>;
@@ -100,7 +110,7 @@ export async function start(options: StartOptions): Promise<StartedApp> {
 
   const slots = new Set<Slot>();
   let stopping: Promise<number> | undefined;
-  let restarting: Promise<void> | undefined;
+  let generation = 0;
   let deathsInARow = 0;
   let latest: Extract<WorkerMessage, { fw: 'ready' }> | undefined;
   const scrapes = new Map<number, (message: Extract<WorkerMessage, { fw: 'scraped' }>) => void>();
@@ -126,7 +136,10 @@ export async function start(options: StartOptions): Promise<StartedApp> {
     return mergePrometheusText(texts.filter((text): text is string => text !== undefined));
   };
 
-  const fork = (): Slot => {
+  /** The workers that serve or are starting to: those not told to stop. */
+  const live = (): Slot[] => [...slots].filter((slot) => slot.state !== 'stopping');
+
+  const fork = (slotGeneration: number, byRound: boolean): Slot => {
     const worker = cluster.fork(env);
     const forkedAt = Date.now();
     let onReady!: (message: Extract<WorkerMessage, { fw: 'ready' }>) => void;
@@ -140,6 +153,8 @@ export async function start(options: StartOptions): Promise<StartedApp> {
     const slot: Slot = {
       worker,
       state: 'starting',
+      generation: slotGeneration,
+      byRound,
       ready,
       exited: new Promise((resolveExit) => {
         worker.once('exit', (code, signal) => {
@@ -171,21 +186,33 @@ export async function start(options: StartOptions): Promise<StartedApp> {
     return slot;
   };
 
-  // A worker that died on its own: another one takes its place, later and later while they keep dying.
-  const replace = (slot: Slot, code: number | null, signal: string | null, lived: number): void => {
-    if (slot.readyAt === undefined && !started) return;
-    deathsInARow = lived >= HEALTHY_AFTER ? 1 : deathsInARow + 1;
-    const wait = Math.min(backoff.max, backoff.initial * 2 ** (deathsInARow - 1));
-    log(`worker ${slot.worker.process.pid} exited (${signal ?? `code ${code}`}); starting another in ${wait} ms`);
-    const timer = setTimeout(() => {
-      if (stopping !== undefined) return;
-      const next = fork();
+  // Forks workers until `count` serve or start, unless a restart round runs: the round keeps the count then.
+  const reconcile = (): void => {
+    if (stopping !== undefined || restarts.busy !== undefined) return;
+    for (let missing = count - live().length; missing > 0; missing--) {
+      const next = fork(generation, false);
       next.ready.then(
         () => log(`worker ${next.worker.process.pid} ready`),
         () => undefined,
       );
-    }, wait);
-    timer.unref();
+    }
+  };
+
+  // A worker that died on its own: another one takes its place, later and later while they keep dying.
+  const replace = (slot: Slot, code: number | null, signal: string | null, lived: number): void => {
+    if (slot.readyAt === undefined && !started) return;
+    // A restart's new worker that never got ready fails its round, and the old workers keep serving:
+    // one forked in its place would be one too many once the round is run again.
+    if (slot.byRound && slot.readyAt === undefined) return;
+    deathsInARow = lived >= HEALTHY_AFTER ? 1 : deathsInARow + 1;
+    const exited = `worker ${slot.worker.process.pid} exited (${signal ?? `code ${code}`})`;
+    if (restarts.busy !== undefined) {
+      log(`${exited}; the restart under way starts another`);
+      return;
+    }
+    const wait = Math.min(backoff.max, backoff.initial * 2 ** (deathsInARow - 1));
+    log(`${exited}; starting another in ${wait} ms`);
+    setTimeout(reconcile, wait).unref();
   };
 
   const drain = (slot: Slot, message: PrimaryMessage | 'SIGTERM'): Promise<number> => {
@@ -199,28 +226,45 @@ export async function start(options: StartOptions): Promise<StartedApp> {
     return slot.exited.finally(() => clearTimeout(timer));
   };
 
-  const restart = (): Promise<void> => {
-    if (stopping !== undefined) return Promise.reject(new StartError('stopping: nothing to restart'));
-    if (!started) return Promise.reject(new StartError('still starting: nothing to restart yet'));
-    restarting ??= (async () => {
-      try {
-        for (const old of [...slots].filter((slot) => slot.state !== 'stopping')) {
-          if (stopping !== undefined) return;
-          const next = fork();
-          await next.ready;
-          // The primary keeps the listening sockets: the old worker has nothing to wait for before it drains.
-          await drain(old, { fw: 'shutdown', delay: 0, handoff: true });
-        }
-      } finally {
-        restarting = undefined;
+  // One rolling restart: every worker forked before it is replaced by one that loads the module
+  // now, one at a time (a new one ready, then an old one drains), until `count` new ones serve.
+  // Each step looks at the workers again, so one that dies meanwhile is made up for.
+  const round = async (): Promise<void> => {
+    const current = ++generation;
+    for (;;) {
+      if (stopping !== undefined) throw new StartError('stopping: the restart ended before every worker was replaced');
+      const serving = live();
+      const old = serving.filter((slot) => slot.generation < current);
+      if (old.length > 0 && serving.length > count) {
+        // The primary keeps the listening sockets: the old worker has nothing to wait for before it
+        // drains. One still starting may not listen to the primary yet: SIGTERM ends it either way.
+        const ready = old.find((slot) => slot.state === 'ready');
+        await (ready === undefined ? drain(old[0]!, 'SIGTERM') : drain(ready, { fw: 'shutdown', delay: 0, handoff: true }));
+        continue;
       }
-    })();
-    return restarting;
+      if (serving.length - old.length >= count) return;
+      const next = fork(current, true);
+      try {
+        await next.ready;
+      } catch (err) {
+        throw new StartError(`a new worker could not start (${err instanceof Error ? err.message : String(err)}); ${stillServing(live(), current)}`, { cause: err });
+      }
+    }
   };
+  const restarts = restartQueue({ round, stopping: () => stopping !== undefined, idle: reconcile, log });
+
+  // `cause` (a signal) is logged with each line; restart() logs its rounds without one.
+  const requestRestart = (cause?: string): Promise<void> => {
+    const refused = stopping !== undefined ? 'stopping: nothing to restart' : started ? undefined : 'still starting: nothing to restart yet';
+    if (refused === undefined) return restarts.request(cause);
+    if (cause !== undefined) log(`${cause}: ${refused}`);
+    return Promise.reject(new StartError(refused));
+  };
+  const restart = (): Promise<void> => requestRestart();
 
   const stop = (): Promise<number> => {
     stopping ??= (async () => {
-      await restarting?.catch(() => undefined);
+      await restarts.busy;
       // SIGTERM: each worker's app runs its own order (not ready, its delay, the drain, the flush).
       const codes = await Promise.all([...slots].map((slot) => drain(slot, 'SIGTERM')));
       removeSignals();
@@ -231,8 +275,8 @@ export async function start(options: StartOptions): Promise<StartedApp> {
 
   let started = false;
   // Installed before the first fork: a signal while the workers start must not kill the primary alone.
-  const removeSignals = options.signals === true ? watchSignals({ restart, stop, log, kill: () => [...slots].forEach((slot) => slot.worker.process.kill('SIGKILL')) }) : () => undefined;
-  const first = Array.from({ length: count }, fork);
+  const removeSignals = options.signals === true ? watchSignals({ restart: () => requestRestart('SIGHUP'), stop, log, kill: () => [...slots].forEach((slot) => slot.worker.process.kill('SIGKILL')) }) : () => undefined;
+  const first = Array.from({ length: count }, () => fork(0, false));
   try {
     await Promise.all(first.map((slot) => slot.ready));
   } catch (err) {
@@ -249,13 +293,21 @@ export async function start(options: StartOptions): Promise<StartedApp> {
     port: ready.http.port,
     grpc: ready.grpc,
     get pids() {
-      return [...slots].filter((slot) => slot.state !== 'stopping').map((slot) => slot.worker.process.pid!);
+      return live().map((slot) => slot.worker.process.pid!);
     },
     reusePort: supportsReusePort(),
     restart,
     metrics,
     stop,
   };
+}
+
+/** Who serves after a restart round failed: the old workers, or some of each. */
+function stillServing(serving: readonly Slot[], round: number): string {
+  const old = serving.filter((slot) => slot.generation < round).length;
+  const fresh = serving.length - old;
+  if (fresh === 0) return old === 1 ? 'the old worker keeps serving' : `the ${old} old workers keep serving`;
+  return `${old} old and ${fresh} new ${old + fresh === 1 ? 'worker serves' : 'workers serve'}`;
 }
 
 function sendTo(worker: Worker, message: PrimaryMessage): boolean {
@@ -289,15 +341,15 @@ interface SignalActions {
   kill(): void;
 }
 
-/** SIGHUP restarts the workers; SIGTERM/SIGINT stop them and exit; a second one kills them and exits at once. */
+/**
+ * SIGHUP restarts the workers (during a restart: one more round after it); SIGTERM/SIGINT stop them
+ * and exit; a second one kills them and exits at once.
+ */
 function watchSignals(actions: SignalActions): () => void {
   let stopping = false;
   const onHup = (): void => {
-    actions.log('SIGHUP: restarting the workers one at a time');
-    actions.restart().then(
-      () => actions.log('restarted every worker'),
-      (err: unknown) => actions.log(`restart failed: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    // The restart logs each round, how it ended, and a refusal.
+    actions.restart().catch(() => undefined);
   };
   const onStop = (signal: NodeJS.Signals): void => {
     if (stopping) {

@@ -29,14 +29,15 @@ export function freePort(): Promise<number> {
 export interface Started {
   child: ChildProcess;
   url: string;
+  /** Where gRPC is served ('' when the app serves no gRPC). */
   grpcTarget: string;
   output: () => string;
   exited: Promise<number | null>;
 }
 
-/** Runs `fw start <app> <args>` and resolves once it prints where it serves. */
-export function fwStart(args: string[], env: Record<string, string>, timeout = 30_000): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'start', APP, ...args], { cwd: PACKAGE, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `fw start <app> <args>` (the test app unless `app` names another module) and resolves once it prints where it serves. */
+export function fwStart(args: string[], env: Record<string, string>, { timeout = 30_000, app = APP }: { timeout?: number; app?: string } = {}): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, 'start', app, ...args], { cwd: PACKAGE, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -44,10 +45,10 @@ export function fwStart(args: string[], env: Record<string, string>, timeout = 3
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`fw start did not serve within ${timeout} ms:\n${out}`)), timeout);
     const check = (): void => {
-      const line = /serving (http:\/\/\S+), gRPC on (\S+) /.exec(out);
+      const line = /serving (http:\/\/[^\s,]+)(?:, gRPC on (\S+))? \(primary/.exec(out);
       if (line !== null) {
         clearTimeout(timer);
-        resolve({ child, url: line[1]!, grpcTarget: line[2]!, output: () => out, exited });
+        resolve({ child, url: line[1]!, grpcTarget: line[2] ?? '', output: () => out, exited });
       }
     };
     child.stdout.on('data', check);
@@ -82,8 +83,8 @@ export interface GreeterClient extends grpc.Client {
   Hello(request: { name: string }, callback: (err: grpc.ServiceError | null, reply?: { greeting: string; pid: number }) => void): void;
 }
 
-/** One HTTP request (on a new connection unless an agent is given); resolves with the status and body, rejects on a network error. */
-export function httpGet(url: string, agent?: Agent, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: string }> {
+/** One HTTP request (on a new connection unless an agent is given); resolves with the status and body, rejects on a network error or once `timeout` ms pass without a byte. */
+export function httpGet(url: string, agent?: Agent, init: { method?: string; body?: string; headers?: Record<string, string>; timeout?: number } = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: init.method ?? 'GET', agent: agent ?? false, headers: init.headers }, (res) => {
       let body = '';
@@ -93,6 +94,7 @@ export function httpGet(url: string, agent?: Agent, init: { method?: string; bod
       res.on('error', reject);
     });
     req.on('error', reject);
+    if (init.timeout !== undefined) req.setTimeout(init.timeout, () => req.destroy(new Error(`no answer within ${init.timeout} ms`)));
     req.end(init.body);
   });
 }
