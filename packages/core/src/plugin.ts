@@ -1,8 +1,9 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
- * the admission rules every transport shares: media types and content negotiation; and the
- * operation rules every generator follows: names, the order they are listed in, nullables).
+ * the admission rules every transport shares: media types, content negotiation, the caller's
+ * identity; and the operation rules every generator follows: names, the order they are listed in,
+ * nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -15,9 +16,10 @@ export { escapeLogText, formatLogValue, stackFrames } from './internal/log-forma
 export { parseDateTime } from './internal/date-time.js';
 export { nearestName } from './internal/nearest-name.js';
 export { parseJSON } from './internal/json.js';
+export type { ParseJSONOptions } from './internal/json.js';
 export { admittedBodyType, negotiate, parseMediaType } from './internal/media-type.js';
 export type { BodyType, MediaType } from './internal/media-type.js';
-export type { ParseJSONOptions } from './internal/json.js';
+export { requestIdentity } from './internal/identity.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
 export { OPERATION_BRAND, runOperation, runStreamOperation } from './operation.js';
