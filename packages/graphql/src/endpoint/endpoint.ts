@@ -14,7 +14,7 @@ import { errorResponse, isResponse, requestError, requestFailure, resultResponse
 import { createContextStep } from './context.js';
 import { Documents, isPrepared, operationOf } from './documents.js';
 import { createErrorGuard } from './guard.js';
-import { NOT_ACCEPTABLE, acceptsHtml, mediaTypeOf } from './negotiation.js';
+import { NOT_ACCEPTABLE, mediaTypeOf, prefersPage } from './negotiation.js';
 import { readParams, type GraphQLParams } from './params.js';
 import { PersistedQueries } from './persisted.js';
 
@@ -123,7 +123,8 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const handler: GraphQLHandler = (ctx: Context): Promise<void> => {
     // HEAD is answered as GET; core leaves the body out and keeps its Content-Length.
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    if (playground !== undefined && method === 'GET' && acceptsHtml(ctx)) {
+    // The page, an event stream or JSON: one negotiation of Accept decides between all three.
+    if (playground !== undefined && method === 'GET' && prefersPage(ctx, sse !== undefined)) {
       playground.page(ctx);
       return Promise.resolve();
     }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { statusText, type Context } from '@fw/core';
-import { responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
+import { negotiate, responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
 import { send } from '../endpoint/answer.js';
-import { headerValue } from '../endpoint/negotiation.js';
+import { headerValue, prefersEventStream } from '../endpoint/negotiation.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
@@ -225,18 +225,19 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
 
   return {
     claims(ctx, method) {
-      const accept = headerValue(ctx.headers.accept);
-      if (accept !== undefined && accept.includes('text/event-stream')) return true;
+      // By the client's preference (q-values), as the endpoint negotiates JSON: a client that
+      // lists text/event-stream after JSON gets JSON.
+      if (prefersEventStream(ctx)) return true;
       if (ctx.headers[TOKEN_HEADER_KEY] !== undefined) return true;
       // The reservation of the single-connection mode: a PUT without a body.
       return method === 'PUT' && ctx.headers['content-type'] === undefined;
     },
 
     async handle(ctx, method) {
-      const accept = headerValue(ctx.headers.accept);
-      const wantsStream = accept !== undefined && accept.includes('text/event-stream');
+      const wantsStream = prefersEventStream(ctx);
       const token = tokenOf(ctx);
       const reservation = token === undefined ? undefined : reservations.get(token);
+      const accept = wantsStream ? 'text/event-stream' : acceptFor(method, headerValue(ctx.headers.accept));
       let registration: StreamRegistration | undefined;
       let endRequested = false;
       let endNow: () => void = () => {
@@ -252,7 +253,13 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         const req: Request = {
           method,
           url: ctx.url,
-          headers: { get: (key) => (key === 'accept' && wantsStream ? 'text/event-stream' : (headerValue(ctx.headers[key.toLowerCase()]) ?? null)) },
+          headers: {
+            get: (key) => {
+              const name = key.toLowerCase();
+              if (name === 'accept') return accept;
+              return headerValue(ctx.headers[name]) ?? null;
+            },
+          },
           body: (body ?? null) as Request['body'],
           raw: ctx,
           context: reservation === undefined && wantsStream ? { unsettled: new Set() } : {},
@@ -312,6 +319,19 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     reservation.timer.unref();
     reservations.set(token, reservation);
   }
+}
+
+/** What graphql-sse answers each request without an event stream in: the token of a reservation (PUT), else JSON. */
+const TOKEN_TYPE: readonly string[] = Object.freeze(['text/plain; charset=utf-8']);
+const JSON_TYPE: readonly string[] = Object.freeze(['application/json; charset=utf-8']);
+
+/**
+ * The Accept header graphql-sse is handed for a request that does not want an event stream:
+ * graphql-sse compares it whole (`*\/*`, `application/json`), so the endpoint's negotiation decides
+ * and graphql-sse is told `*\/*` when what it answers is acceptable, a type it refuses (406) when not.
+ */
+function acceptFor(method: string, accept: string | undefined): string {
+  return negotiate(accept, method === 'PUT' ? TOKEN_TYPE : JSON_TYPE) === undefined ? 'application/x-unacceptable' : '*/*';
 }
 
 /** The error an event too large to send is replaced with. */
