@@ -1,10 +1,12 @@
-import type { Context } from '@fw/core';
+import type { Application, Context } from '@fw/core';
 import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { serve, type Served } from './helpers.js';
 
 // Who may call what over GraphQL over SSE, on real sockets: the request body's media type (a page
 // on another site can POST text/plain or a form without asking), the Accept header's preference,
 // the owner of a single-connection reservation, and how many reservations a client may hold.
+
+const TOKEN = 'x-graphql-event-stream-token';
 
 /** Who each `transfer` mutation ran as, in order. */
 const ledger: string[] = [];
@@ -38,6 +40,110 @@ const schema = new GraphQLSchema({
       },
     },
   }),
+});
+
+/** The app's authentication: a bearer token or a session cookie names the user. */
+const authenticate = (app: Application): void => {
+  app.use(async (ctx, next) => {
+    const auth = ctx.headers.authorization;
+    const cookie = ctx.headers.cookie;
+    const name = auth?.startsWith('Bearer ') ? auth.slice(7) : cookie?.startsWith('session=') ? cookie.slice(8) : undefined;
+    if (name !== undefined) ctx.user = { id: name };
+    await next();
+  });
+};
+
+const MUTATION = JSON.stringify({ query: 'mutation { transfer(amount: 100) }' });
+
+/** A reservation, then its event stream open, as graphql-sse's single-connection client makes them. */
+interface OpenStream {
+  readonly token: string;
+  /** Reads the stream until `text` has arrived. */
+  readUntil(text: string): Promise<string>;
+  close(): void;
+}
+
+async function reserve(endpoint: string, headers: Record<string, string>): Promise<string> {
+  const res = await fetch(endpoint, { method: 'PUT', headers });
+  expect(res.status).toBe(201);
+  return res.text();
+}
+
+async function openStream(endpoint: string, headers: Record<string, string>): Promise<OpenStream> {
+  const token = await reserve(endpoint, headers);
+  const controller = new AbortController();
+  const res = await fetch(endpoint, { headers: { ...headers, accept: 'text/event-stream', [TOKEN]: token }, signal: controller.signal });
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = '';
+  return {
+    token,
+    readUntil: async (text) => {
+      while (!seen.includes(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += decoder.decode(value, { stream: true });
+      }
+      return seen;
+    },
+    close: () => controller.abort(),
+  };
+}
+
+describe('the media type of a GraphQL-over-SSE request body', () => {
+  let served: Served;
+
+  beforeAll(async () => {
+    served = await serve({ schema }, authenticate);
+  });
+
+  afterAll(() => served.close());
+
+  beforeEach(() => {
+    ledger.length = 0;
+  });
+
+  // Each of these a page on another site can send with the victim's cookie, without a preflight:
+  // their media type is text/plain or a form, whatever the parameters say.
+  const crossSite = ['text/plain;application/json', 'text/plain; charset=application/json', 'application/x-www-form-urlencoded; x=application/json'];
+
+  it.each(crossSite)('answers 415 to a POST for an event stream with Content-Type %j, and runs nothing', async (contentType) => {
+    const res = await fetch(served.endpoint, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': contentType, cookie: 'session=alice' }, body: MUTATION });
+    expect(res.status).toBe(415);
+    expect(res.headers.get('content-type')).toBeNull();
+    expect(await res.text()).toBe('');
+    expect(ledger).toEqual([]);
+  });
+
+  it.each(crossSite)('answers a plain GraphQL POST with Content-Type %j the same 415', async (contentType) => {
+    const res = await fetch(served.endpoint, { method: 'POST', headers: { accept: 'application/json', 'content-type': contentType, cookie: 'session=alice' }, body: MUTATION });
+    expect(res.status).toBe(415);
+    expect(await res.text()).toBe('');
+    expect(ledger).toEqual([]);
+  });
+
+  it.each(crossSite)('answers 415 to an operation POSTed to a single-connection stream with Content-Type %j, and runs nothing', async (contentType) => {
+    const headers = { cookie: 'session=alice' };
+    const stream = await openStream(served.endpoint, headers);
+    try {
+      const body = JSON.stringify({ query: 'mutation { transfer(amount: 100) }', extensions: { operationId: '1' } });
+      const res = await fetch(served.endpoint, { method: 'POST', headers: { ...headers, [TOKEN]: stream.token, 'content-type': contentType }, body });
+      expect(res.status).toBe(415);
+      expect(ledger).toEqual([]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('still runs a JSON POST, with a charset, parameters in any case, or a +json type', async () => {
+    for (const contentType of ['application/json', 'Application/JSON; Charset="UTF-8"', 'application/graphql-response+json']) {
+      const res = await fetch(served.endpoint, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': contentType, cookie: 'session=alice' }, body: MUTATION });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('"transfer":"100 sent"');
+    }
+    expect(ledger).toEqual(['alice', 'alice', 'alice']);
+  });
 });
 
 describe('the Accept header of a GraphQL request', () => {

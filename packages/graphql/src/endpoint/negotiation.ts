@@ -1,5 +1,5 @@
 import type { Context } from '@fw/core';
-import { negotiate } from '@fw/core/plugin';
+import { admittedBodyType, negotiate } from '@fw/core/plugin';
 import type { HandlerResponse } from './answer.js';
 
 /** The media type a GraphQL response is sent as. */
@@ -88,14 +88,15 @@ export const NOT_ACCEPTABLE: HandlerResponse = Object.freeze([
   }),
 ] as const);
 
-/** The answer for a POST whose body is not JSON (see `isJsonContentType`): 415. */
+/** The answer for a POST whose body is not JSON (see `isJsonContentType`): 415, as graphql-http answers it. */
 export const UNSUPPORTED_MEDIA_TYPE: HandlerResponse = Object.freeze([null, Object.freeze({ status: 415, statusText: 'Unsupported Media Type' })] as const);
 
-/** `application/json`, with no charset or UTF-8: the only body a GraphQL POST may have (else 415). */
+/** The one body a GraphQL POST takes: JSON (core's admission rule, shared with REST operations). */
+const JSON_BODY = ['json'] as const;
+
+/** Whether a POST with this Content-Type may be read (else 415): core's admission rule for a JSON body. */
 export function isJsonContentType(value: string | undefined): boolean {
-  if (value === 'application/json') return true;
-  const [type, charset = 'charset=utf-8'] = (value ?? '').replace(/\s/g, '').toLowerCase().split(';');
-  return type === 'application/json' && charset === 'charset=utf-8';
+  return admittedBodyType(value, JSON_BODY) === 'json';
 }
 
 /** Whether a GET is for the playground: a browser navigating to the endpoint prefers HTML; GraphQL clients never do. */

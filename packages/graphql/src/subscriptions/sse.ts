@@ -4,7 +4,7 @@ import { statusText, type Context } from '@fw/core';
 import { negotiate, responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
 import { send } from '../endpoint/answer.js';
-import { headerValue, prefersEventStream } from '../endpoint/negotiation.js';
+import { UNSUPPORTED_MEDIA_TYPE, headerValue, isJsonContentType, prefersEventStream } from '../endpoint/negotiation.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
@@ -234,6 +234,10 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     },
 
     async handle(ctx, method) {
+      // Admission before anything of the request runs. A body must be JSON by the rule every
+      // transport shares (graphql-sse takes any type that contains "application/json", such as
+      // text/plain;application/json, which a page on another site may send without a preflight).
+      if (method === 'POST' && !isJsonContentType(headerValue(ctx.headers['content-type']))) return send(ctx, UNSUPPORTED_MEDIA_TYPE);
       const wantsStream = prefersEventStream(ctx);
       const token = tokenOf(ctx);
       const reservation = token === undefined ? undefined : reservations.get(token);
@@ -257,6 +261,8 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
             get: (key) => {
               const name = key.toLowerCase();
               if (name === 'accept') return accept;
+              // Admitted above: JSON, whatever its spelling (graphql-sse reads it by substring).
+              if (name === 'content-type' && method === 'POST') return 'application/json';
               return headerValue(ctx.headers[name]) ?? null;
             },
           },
