@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import type { Application, Context } from '@fw/core';
 import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { serve, type Served } from './helpers.js';
@@ -7,6 +8,10 @@ import { serve, type Served } from './helpers.js';
 // the owner of a single-connection reservation, and how many reservations a client may hold.
 
 const TOKEN = 'x-graphql-event-stream-token';
+
+interface ErrorsBody {
+  errors: Array<{ message: string; extensions?: Record<string, unknown> }>;
+}
 
 /** Who each `transfer` mutation ran as, in order. */
 const ledger: string[] = [];
@@ -193,5 +198,92 @@ describe('the Accept header of a GraphQL request', () => {
     await streamed.text();
     const json = await fetch(url, { headers: { accept: 'text/event-stream;q=0.2, application/json' } });
     expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+});
+
+/** Statuses of `count` reservation PUTs, pipelined `perSocket` to a socket so that they arrive together. */
+async function pipelinedReservations(served: Served, count: number, perSocket: number): Promise<number[]> {
+  const { hostname, port } = new URL(served.url);
+  const sockets = Math.ceil(count / perSocket);
+  const answers = await Promise.all(
+    Array.from({ length: sockets }, (_, s) => {
+      const n = Math.min(perSocket, count - s * perSocket);
+      let requests = '';
+      for (let i = 0; i < n; i++) {
+        const last = i === n - 1;
+        requests += `PUT /graphql HTTP/1.1\r\nhost: ${hostname}\r\nx-forwarded-for: 10.1.${s}.${i}\r\ncontent-length: 0\r\n${last ? 'connection: close\r\n' : ''}\r\n`;
+      }
+      return new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => socket.write(requests));
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+    }),
+  );
+  return answers.flatMap((text) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1])));
+}
+
+describe('how many reservations wait for their event stream', () => {
+  it('answers a client past streams.maxPerClient pending reservations 429, while another client still gets one', async () => {
+    const served = await serve({ schema }, undefined, { trustProxy: true, streams: { maxPerClient: 3 } });
+    try {
+      const put = (client: string): Promise<Response> => fetch(served.endpoint, { method: 'PUT', headers: { 'x-forwarded-for': client } });
+      for (let i = 0; i < 3; i++) expect((await put('192.0.2.1')).status).toBe(201);
+      const refused = await put('192.0.2.1');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('3');
+      expect(((await refused.json()) as ErrorsBody).errors[0]).toEqual({
+        message: 'Too many event streams reserved by this client: at most 3 wait for their event stream at once.',
+        extensions: { code: 'TOO_MANY_REQUESTS', status: 429 },
+      });
+      const other = await put('192.0.2.2');
+      expect(other.status).toBe(201);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('gives a PUT that names a token a new one, counted as any other, and never the token it named', async () => {
+    const served = await serve({ schema }, undefined, { streams: { maxPerClient: 1 } });
+    try {
+      const named = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+      const res = await fetch(served.endpoint, { method: 'PUT', headers: { [TOKEN]: named } });
+      expect(res.status).toBe(201);
+      const token = await res.text();
+      expect(token).not.toBe(named);
+      expect(token).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await fetch(served.endpoint, { method: 'PUT', headers: { [TOKEN]: token } })).status).toBe(429);
+      const unknown = await fetch(served.endpoint, { method: 'POST', headers: { [TOKEN]: named, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }', extensions: { operationId: '1' } }) });
+      expect(unknown.status).toBe(404);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('frees a reservation once its event stream is open, so its client may reserve again', async () => {
+    const served = await serve({ schema }, undefined, { streams: { maxPerClient: 1 } });
+    try {
+      const stream = await openStream(served.endpoint, {});
+      const next = await fetch(served.endpoint, { method: 'PUT' });
+      expect(next.status).toBe(201);
+      stream.close();
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('accepts exactly streams.maxOpen reservations of 120 that arrive at once, and answers the others 503', async () => {
+    const served = await serve({ schema }, undefined, { trustProxy: true, streams: { maxOpen: 20, maxPerClient: 1000 } });
+    try {
+      const statuses = await pipelinedReservations(served, 120, 30);
+      expect(statuses).toHaveLength(120);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(20);
+      expect(statuses.filter((status) => status === 503)).toHaveLength(100);
+    } finally {
+      await served.close();
+    }
   });
 });

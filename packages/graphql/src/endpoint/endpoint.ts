@@ -70,7 +70,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const subscriptions = config.subscriptions;
   const sse =
     subscriptions !== false && subscriptions.sse
-      ? createSseTransport(start, host.streams ?? (() => UNLIMITED_STREAMS), { maxPerConnection: subscriptions.maxPerConnection, reservationTimeout: subscriptions.connectionInitTimeout, maxReservations: MAX_RESERVATIONS }, log)
+      ? createSseTransport(start, host.streams ?? (() => UNLIMITED_STREAMS), { maxPerConnection: subscriptions.maxPerConnection, reservationTimeout: subscriptions.connectionInitTimeout }, log)
       : undefined;
 
   const answer = async (ctx: Context, method: string): Promise<void> => {
@@ -134,9 +134,6 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
 
   return { config, handler, guard: createErrorGuard(maskErrors, log), playground, start, sse };
 }
-
-/** Reservations of the single-connection SSE mode waiting for their event stream at once (each for at most `connectionInitTimeout`). */
-const MAX_RESERVATIONS = 10_000;
 
 /** Why a subscription sent as a plain GraphQL-over-HTTP request is refused. */
 const SUBSCRIPTION_OVER_HTTP = 'Subscriptions are served over server-sent events (Accept: text/event-stream) and WebSocket (graphql-transport-ws), not as a single response';

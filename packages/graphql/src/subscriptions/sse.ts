@@ -5,6 +5,7 @@ import { negotiate, responseSink, StreamPump, type LogFunction } from '@fw/core/
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
 import { send } from '../endpoint/answer.js';
 import { UNSUPPORTED_MEDIA_TYPE, headerValue, isJsonContentType, prefersEventStream } from '../endpoint/negotiation.js';
+import { graphqlErrorCode } from '../internal/errors.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
@@ -24,10 +25,12 @@ export interface SseTransport {
 export interface SseLimits {
   /** Most operations one single-connection stream carries at once (more: 429). */
   readonly maxPerConnection: number;
-  /** How long a reservation (the single-connection mode's PUT) waits for its event stream, in ms. */
+  /**
+   * How long a reservation (the single-connection mode's PUT) waits for its event stream, in ms.
+   * At most the app's `streams.maxPerClient` reservations of one client wait at once (more: 429),
+   * and `streams.maxOpen` in all (more: 503).
+   */
   readonly reservationTimeout: number;
-  /** Most reservations waiting for their event stream at once (more: 503). */
-  readonly maxReservations: number;
 }
 
 /** One operation running over an event stream. */
@@ -45,11 +48,17 @@ interface RequestState {
   operation?: RunningOperation;
   /** A distinct-mode stream's unsettled operation. */
   unsettled?: Set<Promise<void>>;
+  /** The reservation this request (a PUT) made, until graphql-sse has answered it. */
+  reserved?: Reservation;
 }
 
 /** A reservation of the single-connection mode, then its event stream. */
 interface Reservation {
   readonly token: string;
+  /** The client key it counts against (`ctx.ip`) while it waits for its event stream. */
+  readonly clientKey: string;
+  /** Whether it still counts as waiting for its event stream. */
+  pending: boolean;
   connected: boolean;
   /**
    * The fw context of its event stream (the GET), which its operations run with: the app's
@@ -85,6 +94,8 @@ const SETTLE_WAIT = 5000;
 export function createSseTransport(start: StartOperation, streams: () => StreamHost, limits: SseLimits, log: LogFunction): SseTransport {
   const reservations = new Map<string, Reservation>();
   let pendingReservations = 0;
+  /** Reservations waiting for their event stream, by client key (no entry: none). */
+  const pendingByClient = new Map<string, number>();
   /** Every open event stream, by the function that ends it. */
   const open = new Set<() => Promise<void>>();
 
@@ -115,12 +126,10 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
 
   const handler = createHandler<Context, RequestState>({
     authenticate(req): SseResponse | string | undefined {
-      const token = tokenOfRequest(req);
-      if (req.method !== 'PUT' || token !== undefined) return token;
-      if (pendingReservations >= limits.maxReservations) {
-        return [JSON.stringify({ errors: [{ message: 'Too many event streams are being reserved; try again later.' }] }), { status: 503, statusText: statusText(503), headers: { 'content-type': 'application/json; charset=utf-8' } }];
-      }
-      return randomUUID();
+      // A reservation's token is always one of ours, counted and bound to its owner: a PUT naming
+      // a token (graphql-sse's client sends its last one again when it reconnects) gets a new one.
+      if (req.method === 'PUT') return reserve(req);
+      return tokenOfRequest(req);
     },
     async onSubscribe(req, params): Promise<SseResponse | OperationResult> {
       const ctx = req.raw;
@@ -274,7 +283,8 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         if (answer === null || typeof answer === 'string') {
           registration?.close();
           registration = undefined;
-          if (method === 'PUT' && init.status === 201 && typeof answer === 'string') reserve(answer);
+          // A reservation graphql-sse did not take (a 406 for the PUT's Accept) is given back.
+          if (req.context.reserved !== undefined && init.status !== 201) drop(req.context.reserved);
           send(ctx, [answer, init]);
           return;
         }
@@ -287,7 +297,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
           setMaxListeners(limits.maxPerConnection + 10, ctx.signal);
           if (reservation.timer !== undefined) clearTimeout(reservation.timer);
           reservation.timer = undefined;
-          pendingReservations -= 1;
+          settle(reservation);
         }
         let ending: Promise<void> | undefined;
         const end = (): Promise<void> => (ending ??= endStream(operations, answer));
@@ -313,18 +323,74 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     },
   };
 
-  function reserve(token: string): void {
-    const reservation: Reservation = { token, connected: false, stream: undefined, operations: new Set(), unsettled: new Set(), timer: undefined };
+  /**
+   * Takes a reservation for the PUT `req`, or refuses: 429 past `streams.maxPerClient`
+   * reservations of its client, 503 past `streams.maxOpen` in all. Counted here, with no await
+   * between the check and the count, so PUTs that arrive together cannot pass a bound together.
+   */
+  function reserve(req: Request): SseResponse | string {
+    const ctx = req.raw;
+    const clientKey = ctx.ip;
+    const { maxPerClient, maxOpen } = streams().settings;
+    const held = pendingByClient.get(clientKey) ?? 0;
+    if (held >= maxPerClient) {
+      return reservationRefusal(429, `Too many event streams reserved by this client: at most ${maxPerClient} wait for their event stream at once.`, limits.reservationTimeout);
+    }
+    if (pendingReservations >= maxOpen) return reservationRefusal(503, 'Too many event streams are being reserved; try again later.', limits.reservationTimeout);
+    const token = randomUUID();
+    const reservation: Reservation = {
+      token,
+      clientKey,
+      pending: true,
+      connected: false,
+      stream: undefined,
+      operations: new Set(),
+      unsettled: new Set(),
+      timer: undefined,
+    };
     pendingReservations += 1;
+    pendingByClient.set(clientKey, held + 1);
     reservation.timer = setTimeout(() => {
       if (reservation.connected) return;
       reservations.delete(token);
-      pendingReservations -= 1;
+      settle(reservation);
       void expire(token).catch((err: unknown) => log('GraphQL event stream reservation could not be dropped', err));
     }, limits.reservationTimeout);
     reservation.timer.unref();
     reservations.set(token, reservation);
+    req.context.reserved = reservation;
+    return token;
   }
+
+  /** A reservation stops counting as waiting (its stream connected, or it is dropped); once. */
+  function settle(reservation: Reservation): void {
+    if (!reservation.pending) return;
+    reservation.pending = false;
+    pendingReservations -= 1;
+    const held = (pendingByClient.get(reservation.clientKey) ?? 1) - 1;
+    if (held > 0) pendingByClient.set(reservation.clientKey, held);
+    else pendingByClient.delete(reservation.clientKey);
+  }
+
+  /** Gives back a reservation that was never answered with its token. */
+  function drop(reservation: Reservation): void {
+    if (reservation.timer !== undefined) clearTimeout(reservation.timer);
+    reservation.timer = undefined;
+    reservations.delete(reservation.token);
+    settle(reservation);
+  }
+}
+
+/** A reservation refused (429, 503): retry once the waiting ones have connected or expired. */
+function reservationRefusal(status: number, message: string, reservationTimeout: number): SseResponse {
+  return [
+    JSON.stringify({ errors: [{ message, extensions: { code: graphqlErrorCode(status), status } }] }),
+    {
+      status,
+      statusText: statusText(status),
+      headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(Math.max(1, Math.ceil(reservationTimeout / 1000))) },
+    },
+  ];
 }
 
 /** What graphql-sse answers each request without an event stream in: the token of a reservation (PUT), else JSON. */
