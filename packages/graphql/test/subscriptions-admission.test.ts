@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import type { Application, Context } from '@fw/core';
+import { createClient } from 'graphql-sse';
 import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { serve, type Served } from './helpers.js';
 
@@ -198,6 +199,83 @@ describe('the Accept header of a GraphQL request', () => {
     await streamed.text();
     const json = await fetch(url, { headers: { accept: 'text/event-stream;q=0.2, application/json' } });
     expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+});
+
+describe('the owner of a single-connection reservation', () => {
+  let served: Served;
+  const clients: Array<{ dispose(): void }> = [];
+
+  beforeAll(async () => {
+    served = await serve({ schema }, authenticate, { trustProxy: true });
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.dispose();
+    await served.close();
+  });
+
+  beforeEach(() => {
+    ledger.length = 0;
+  });
+
+  const alice = { authorization: 'Bearer alice', 'x-forwarded-for': '203.0.113.1' };
+  const operation = (id: string): string => JSON.stringify({ query: 'mutation { transfer(amount: 100) }', extensions: { operationId: id } });
+  const postOperation = (token: string, headers: Record<string, string>, id: string): Promise<Response> =>
+    fetch(served.endpoint, { method: 'POST', headers: { ...headers, [TOKEN]: token, 'content-type': 'application/json' }, body: operation(id) });
+
+  it("runs the owner's operations on the owner's stream", async () => {
+    const stream = await openStream(served.endpoint, alice);
+    try {
+      const res = await postOperation(stream.token, alice, 'own');
+      expect(res.status).toBe(202);
+      expect(await stream.readUntil('"id":"own"')).toContain('"transfer":"100 sent"');
+      expect(ledger).toEqual(['alice']);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it.each([
+    ['another user', { authorization: 'Bearer mallory', 'x-forwarded-for': '203.0.113.1' }],
+    ['an anonymous client at the same address', { 'x-forwarded-for': '203.0.113.1' }],
+    ['the same user from another address', { authorization: 'Bearer alice', 'x-forwarded-for': '198.51.100.9' }],
+  ])("answers 404 to %s POSTing an operation with the owner's token, and runs nothing", async (_who, headers) => {
+    const stream = await openStream(served.endpoint, alice);
+    try {
+      const res = await postOperation(stream.token, headers, 'stolen');
+      expect(res.status).toBe(404);
+      expect((await res.json()) as ErrorsBody).toEqual({ errors: [{ message: 'Stream not found' }] });
+      const stop = await fetch(`${served.endpoint}?operationId=own`, { method: 'DELETE', headers: { ...headers, [TOKEN]: stream.token } });
+      expect(stop.status).toBe(404);
+      expect(ledger).toEqual([]);
+      // The owner's stream is still theirs.
+      expect((await postOperation(stream.token, alice, 'after')).status).toBe(202);
+      await stream.readUntil('"id":"after"');
+      expect(ledger).toEqual(['alice']);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("answers 404 to another user opening the event stream of the owner's reservation, which the owner still can", async () => {
+    const token = await reserve(served.endpoint, alice);
+    const mallory = { authorization: 'Bearer mallory', 'x-forwarded-for': '203.0.113.1' };
+    const taken = await fetch(served.endpoint, { headers: { ...mallory, accept: 'text/event-stream', [TOKEN]: token } });
+    expect(taken.status).toBe(404);
+    await taken.text();
+    const controller = new AbortController();
+    const own = await fetch(served.endpoint, { headers: { ...alice, accept: 'text/event-stream', [TOKEN]: token }, signal: controller.signal });
+    expect(own.status).toBe(200);
+    controller.abort();
+  });
+
+  it("gives graphql-sse's single-connection client its own user's context", async () => {
+    const client = createClient({ url: served.endpoint, singleConnection: true, retryAttempts: 0, headers: alice });
+    clients.push(client);
+    const results: unknown[] = [];
+    for await (const result of client.iterate({ query: 'subscription { whoami }' })) results.push(result);
+    expect(results).toEqual([{ data: { whoami: 'alice' } }]);
   });
 });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { statusText, type Context } from '@fw/core';
-import { negotiate, responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
+import { negotiate, requestIdentity, responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
-import { send } from '../endpoint/answer.js';
+import { send, type HandlerResponse } from '../endpoint/answer.js';
 import { UNSUPPORTED_MEDIA_TYPE, headerValue, isJsonContentType, prefersEventStream } from '../endpoint/negotiation.js';
 import { graphqlErrorCode } from '../internal/errors.js';
 import type { StartOperation, StartedOperation } from './operation.js';
@@ -55,6 +55,8 @@ interface RequestState {
 /** A reservation of the single-connection mode, then its event stream. */
 interface Reservation {
   readonly token: string;
+  /** Who made it (`requestIdentity`): its event stream and every request with its token must come from them. */
+  readonly owner: string;
   /** The client key it counts against (`ctx.ip`) while it waits for its event stream. */
   readonly clientKey: string;
   /** Whether it still counts as waiting for its event stream. */
@@ -250,6 +252,9 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
       const wantsStream = prefersEventStream(ctx);
       const token = tokenOf(ctx);
       const reservation = token === undefined ? undefined : reservations.get(token);
+      // A reservation's stream and operations are its owner's: anyone else holding the token is
+      // answered as if it did not exist.
+      if (reservation !== undefined && reservation.owner !== requestIdentity(ctx)) return send(ctx, STREAM_NOT_FOUND);
       const accept = wantsStream ? 'text/event-stream' : acceptFor(method, headerValue(ctx.headers.accept));
       let registration: StreamRegistration | undefined;
       let endRequested = false;
@@ -324,9 +329,10 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
   };
 
   /**
-   * Takes a reservation for the PUT `req`, or refuses: 429 past `streams.maxPerClient`
-   * reservations of its client, 503 past `streams.maxOpen` in all. Counted here, with no await
-   * between the check and the count, so PUTs that arrive together cannot pass a bound together.
+   * Takes a reservation for the PUT `req`, bound to the identity that made it, or refuses: 429 past
+   * `streams.maxPerClient` reservations of its client, 503 past `streams.maxOpen` in all. Counted
+   * here, with no await between the check and the count, so PUTs that arrive together cannot pass
+   * a bound together.
    */
   function reserve(req: Request): SseResponse | string {
     const ctx = req.raw;
@@ -340,6 +346,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     const token = randomUUID();
     const reservation: Reservation = {
       token,
+      owner: requestIdentity(ctx),
       clientKey,
       pending: true,
       connected: false,
@@ -380,6 +387,9 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     settle(reservation);
   }
 }
+
+/** graphql-sse's answer for a token it does not know, given to a request with a token that is not its own. */
+const STREAM_NOT_FOUND: HandlerResponse = [JSON.stringify({ errors: [{ message: 'Stream not found' }] }), { status: 404, statusText: statusText(404), headers: { 'content-type': 'application/json; charset=utf-8' } }];
 
 /** A reservation refused (429, 503): retry once the waiting ones have connected or expired. */
 function reservationRefusal(status: number, message: string, reservationTimeout: number): SseResponse {
