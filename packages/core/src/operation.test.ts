@@ -409,6 +409,23 @@ describe("an operation's REST route and the request body's media type", () => {
     expect(op.calls).toHaveLength(2);
   });
 
+  it('answers 415 over a socket to a text or form type whose parameters mention JSON, and to JSON in a charset other than UTF-8', async () => {
+    const { app, op } = served({ method: 'POST', path: '/books' });
+    const { port } = await app.listen(0, '127.0.0.1');
+    try {
+      for (const type of ['text/plain;application/json', 'text/plain; charset=application/json', `${FORM}; x=application/json`, 'application/json; charset=latin1']) {
+        const res = await send(port, { method: 'POST', path: '/books', headers: { 'content-type': type }, body: '{"title":"Dune"}' });
+        expect(res.status).toBe(415);
+        expect((JSON.parse(res.text) as { code: number }).code).toBe(415);
+      }
+      const json = await send(port, { method: 'POST', path: '/books', headers: { 'content-type': 'Application/JSON; Charset="UTF-8"' }, body: '{"title":"Dune"}' });
+      expect(json.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+    expect(op.calls).toHaveLength(1);
+  });
+
   it('lets routes that read the query (GET, DELETE) ignore the content type, as they ignore the body', async () => {
     const { app } = served({ method: 'DELETE', path: '/books/:id' });
     const res = await app.inject({ method: 'DELETE', url: '/books/1?soft=yes', headers: { 'content-type': FORM }, body: 'x=1' });

@@ -1,7 +1,8 @@
 import { compose, type ComposedMiddleware } from './compose.js';
 import { isHttpContext, type Context } from './context.js';
 import { HTTPError } from './http-error.js';
-import { bodyKind, hasBody } from './internal/body.js';
+import { hasBody } from './internal/body.js';
+import { admittedBodyType } from './internal/media-type.js';
 import { SSE_STREAM } from './internal/symbols.js';
 import { readsBody } from './internal/operation-rules.js';
 import { createContextKey, OPERATION_NAME, type RequestContext } from './request-context.js';
@@ -462,9 +463,10 @@ function acceptedTypes(op: Operation, accepts: unknown): readonly OperationBodyT
 
 /**
  * The first middleware of a route that reads a body: a request whose Content-Type the operation
- * does not take is answered 415 before anything of the operation runs. A form (or a body with no
- * type) is what a cross-site page can send without asking, so JSON alone is the default, as on
- * the other protocols served over HTTP. A request with neither a body nor a Content-Type carries no input to refuse.
+ * does not take (`admittedBodyType`, the rule every transport shares) is answered 415 before
+ * anything of the operation runs. A form (or a body with no type) is what a cross-site page can
+ * send without asking, so JSON alone is the default, as on the other protocols served over HTTP.
+ * A request with neither a body nor a Content-Type carries no input to refuse.
  */
 function bodyGuard(op: Operation, rest: OperationRest): AnyMiddleware {
   const accepts = acceptedTypes(op, rest.accepts);
@@ -482,8 +484,7 @@ function bodyGuard(op: Operation, rest: OperationRest): AnyMiddleware {
       if (!hasBody(ctx.req)) return next();
       throw new HTTPError(415, `${route} takes ${takes}, and this one has no Content-Type`);
     }
-    const kind = bodyKind(type);
-    if ((kind === 'json' && json) || (kind === 'form' && form)) return next();
+    if (admittedBodyType(type, accepts) !== undefined) return next();
     throw new HTTPError(415, `${route} takes ${takes}, not ${mediaType(type)}`);
   };
 }

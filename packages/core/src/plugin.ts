@@ -1,8 +1,9 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
- * whether a client cancelled or left, observing operation calls, and the operation rules every
- * generator follows: names, the order they are listed in, nullables).
+ * whether a client cancelled or left, observing operation calls, the admission rules every
+ * transport shares (media types, content negotiation, the caller's identity), and the operation
+ * rules every generator follows: names, the order they are listed in, nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -16,6 +17,9 @@ export { parseDateTime } from './internal/date-time.js';
 export { nearestName } from './internal/nearest-name.js';
 export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
+export { admittedBodyType, negotiate, parseMediaType } from './internal/media-type.js';
+export type { BodyType, MediaType } from './internal/media-type.js';
+export { requestIdentity } from './internal/identity.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
 export { OPERATION_BRAND, observeOperations, runOperation, runStreamOperation } from './operation.js';

@@ -47,6 +47,15 @@ describe('the playground page', () => {
     expect(csp).toContain("connect-src 'self'");
   });
 
+  it('is not served to a GET whose Accept prefers JSON, even when it lists text/html', async () => {
+    const link = `${served.endpoint}?query=${encodeURIComponent('{ hello }')}`;
+    for (const accept of ['application/json, text/html', 'text/html;q=0.5, application/graphql-response+json', 'text/html;q=0, */*']) {
+      const res = await fetch(link, { headers: { accept } });
+      expect(res.headers.get('content-type')).not.toContain('text/html');
+      expect(await res.json()).toEqual({ data: { hello: 'hi' } });
+    }
+  });
+
   it('refers to no other origin: no CDN, no absolute URL', () => {
     expect(html).not.toMatch(/https?:|\/\/[a-z]/i);
     const links = assetLinks(html);

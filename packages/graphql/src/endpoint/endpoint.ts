@@ -14,7 +14,7 @@ import { errorResponse, isResponse, requestError, requestFailure, resultResponse
 import { createContextStep } from './context.js';
 import { Documents, isPrepared, operationOf } from './documents.js';
 import { createErrorGuard } from './guard.js';
-import { NOT_ACCEPTABLE, acceptsHtml, mediaTypeOf } from './negotiation.js';
+import { NOT_ACCEPTABLE, mediaTypeOf, prefersPage } from './negotiation.js';
 import { readParams, type GraphQLParams } from './params.js';
 import { PersistedQueries } from './persisted.js';
 
@@ -70,7 +70,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const subscriptions = config.subscriptions;
   const sse =
     subscriptions !== false && subscriptions.sse
-      ? createSseTransport(start, host.streams ?? (() => UNLIMITED_STREAMS), { maxPerConnection: subscriptions.maxPerConnection, reservationTimeout: subscriptions.connectionInitTimeout, maxReservations: MAX_RESERVATIONS }, log)
+      ? createSseTransport(start, host.streams ?? (() => UNLIMITED_STREAMS), { maxPerConnection: subscriptions.maxPerConnection, reservationTimeout: subscriptions.connectionInitTimeout }, log)
       : undefined;
 
   const answer = async (ctx: Context, method: string): Promise<void> => {
@@ -123,7 +123,8 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const handler: GraphQLHandler = (ctx: Context): Promise<void> => {
     // HEAD is answered as GET; core leaves the body out and keeps its Content-Length.
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    if (playground !== undefined && method === 'GET' && acceptsHtml(ctx)) {
+    // The page, an event stream or JSON: one negotiation of Accept decides between all three.
+    if (playground !== undefined && method === 'GET' && prefersPage(ctx, sse !== undefined)) {
       playground.page(ctx);
       return Promise.resolve();
     }
@@ -133,9 +134,6 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
 
   return { config, handler, guard: createErrorGuard(maskErrors, log), playground, start, sse };
 }
-
-/** Reservations of the single-connection SSE mode waiting for their event stream at once (each for at most `connectionInitTimeout`). */
-const MAX_RESERVATIONS = 10_000;
 
 /** Why a subscription sent as a plain GraphQL-over-HTTP request is refused. */
 const SUBSCRIPTION_OVER_HTTP = 'Subscriptions are served over server-sent events (Accept: text/event-stream) and WebSocket (graphql-transport-ws), not as a single response';

@@ -1,36 +1,76 @@
 import type { Context } from '@fw/core';
+import { admittedBodyType, negotiate } from '@fw/core/plugin';
 import type { HandlerResponse } from './answer.js';
 
 /** The media type a GraphQL response is sent as. */
 export type AcceptedMediaType = 'application/graphql-response+json' | 'application/json';
 
+/** What a request to the endpoint is answered in: a GraphQL response, an event stream (GraphQL over SSE) or the playground page. */
+export type ResponseMediaType = AcceptedMediaType | 'text/event-stream' | 'text/html';
+
 /**
- * The media type a GraphQL response is sent as: the first acceptable entry of `Accept` (none or
- * empty: `application/json`), graphql-http's rule; undefined when nothing is acceptable (406).
+ * The types a GraphQL response is offered in, as core's `negotiate` takes them: `application/json`
+ * first, so that `*\/*`, `application/*` and no `Accept` get it (graphql-http's choice), and with
+ * `charset=utf8` too, which graphql-http (the reference) takes for JSON alongside `utf-8`.
  */
-export function acceptedMediaType(accept: string | undefined): AcceptedMediaType | undefined {
-  if (accept === undefined || accept === '') return 'application/json';
-  // Clients send the same Accept header on every request: the last answer is kept.
-  if (accept === lastAccept) return lastMediaType;
-  const mediaType = parseAccept(accept);
-  lastAccept = accept;
-  lastMediaType = mediaType;
-  return mediaType;
+const JSON_OFFERS = ['application/json; charset=utf-8', 'application/json; charset=utf8', 'application/graphql-response+json; charset=utf-8'] as const;
+const STREAM_OFFER = 'text/event-stream; charset=utf-8';
+const PAGE_OFFER = 'text/html; charset=utf-8';
+
+/**
+ * One offer list and the last answer for it: clients send the same Accept header on every
+ * request, so the last one is kept.
+ */
+class Negotiator {
+  readonly #offers: readonly string[];
+  #lastAccept: string | undefined = undefined;
+  #lastType: ResponseMediaType | undefined = undefined;
+  #answered = false;
+
+  constructor(offers: readonly string[]) {
+    this.#offers = Object.freeze([...offers]);
+  }
+
+  typeOf(accept: string | undefined): ResponseMediaType | undefined {
+    if (this.#answered && accept === this.#lastAccept) return this.#lastType;
+    const offer = negotiate(accept, this.#offers);
+    const type = offer === undefined ? undefined : (offer.slice(0, offer.indexOf(';')) as ResponseMediaType);
+    this.#lastAccept = accept;
+    this.#lastType = type;
+    this.#answered = true;
+    return type;
+  }
 }
 
-let lastAccept: string | undefined;
-let lastMediaType: AcceptedMediaType | undefined;
+/** By what may be offered besides JSON. */
+const JSON_ONLY = new Negotiator(JSON_OFFERS);
+const WITH_STREAM = new Negotiator([...JSON_OFFERS, STREAM_OFFER]);
+const WITH_PAGE = new Negotiator([...JSON_OFFERS, PAGE_OFFER]);
+const WITH_BOTH = new Negotiator([...JSON_OFFERS, STREAM_OFFER, PAGE_OFFER]);
 
-function parseAccept(accept: string): AcceptedMediaType | undefined {
-  for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
-    const [type, ...params] = entry.split(';');
-    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
-    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return 'application/graphql-response+json';
-    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) {
-      return 'application/json';
-    }
-  }
-  return undefined;
+/**
+ * What a request with `accept` is answered in, by core's `negotiate` (q-values, then specificity,
+ * then the order listed; `q=0` refuses a type): a GraphQL response type, or, when offered, an
+ * event stream (`stream`: GraphQL over SSE is on) or the playground (`page`: a GET with the
+ * playground on). Undefined when nothing offered is acceptable (406). Every transport of the
+ * endpoint decides by this one function.
+ */
+export function responseTypeOf(accept: string | undefined, stream: boolean, page: boolean): ResponseMediaType | undefined {
+  const negotiator = stream ? (page ? WITH_BOTH : WITH_STREAM) : page ? WITH_PAGE : JSON_ONLY;
+  return negotiator.typeOf(accept);
+}
+
+/**
+ * The media type a GraphQL response is sent as (see `responseTypeOf`; none or an empty `Accept`:
+ * `application/json`); undefined when nothing is acceptable (406).
+ */
+export function acceptedMediaType(accept: string | undefined): AcceptedMediaType | undefined {
+  return responseTypeOf(accept, false, false) as AcceptedMediaType | undefined;
+}
+
+/** Whether `ctx`'s request prefers an event stream to a GraphQL response (GraphQL over SSE's distinct mode, or a reservation's stream). */
+export function prefersEventStream(ctx: Context): boolean {
+  return responseTypeOf(headerValue(ctx.headers.accept), true, false) === 'text/event-stream';
 }
 
 /** The media type `ctx`'s request accepts an answer in (see `acceptedMediaType`). */
@@ -48,20 +88,20 @@ export const NOT_ACCEPTABLE: HandlerResponse = Object.freeze([
   }),
 ] as const);
 
-/** The answer for a POST whose body is not JSON (see `isJsonContentType`): 415. */
+/** The answer for a POST whose body is not JSON (see `isJsonContentType`): 415, as graphql-http answers it. */
 export const UNSUPPORTED_MEDIA_TYPE: HandlerResponse = Object.freeze([null, Object.freeze({ status: 415, statusText: 'Unsupported Media Type' })] as const);
 
-/** `application/json`, with no charset or UTF-8: the only body a GraphQL POST may have (else 415). */
+/** The one body a GraphQL POST takes: JSON (core's admission rule, shared with REST operations). */
+const JSON_BODY = ['json'] as const;
+
+/** Whether a POST with this Content-Type may be read (else 415): core's admission rule for a JSON body. */
 export function isJsonContentType(value: string | undefined): boolean {
-  if (value === 'application/json') return true;
-  const [type, charset = 'charset=utf-8'] = (value ?? '').replace(/\s/g, '').toLowerCase().split(';');
-  return type === 'application/json' && charset === 'charset=utf-8';
+  return admittedBodyType(value, JSON_BODY) === 'json';
 }
 
-/** A browser navigating to the endpoint asks for HTML; GraphQL clients never do. */
-export function acceptsHtml(ctx: Context): boolean {
-  const accept = headerValue(ctx.headers.accept);
-  return accept !== undefined && accept.includes('text/html');
+/** Whether a GET is for the playground: a browser navigating to the endpoint prefers HTML; GraphQL clients never do. */
+export function prefersPage(ctx: Context, stream: boolean): boolean {
+  return responseTypeOf(headerValue(ctx.headers.accept), stream, true) === 'text/html';
 }
 
 /** A header's value, repeated ones joined as one list. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { statusText, type Context } from '@fw/core';
-import { responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
+import { negotiate, requestIdentity, responseSink, StreamPump, type LogFunction } from '@fw/core/plugin';
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY, createHandler, type OperationResult, type Request as SseRequest, type Response as SseResponse } from 'graphql-sse';
-import { send } from '../endpoint/answer.js';
-import { headerValue } from '../endpoint/negotiation.js';
+import { send, type HandlerResponse } from '../endpoint/answer.js';
+import { UNSUPPORTED_MEDIA_TYPE, headerValue, isJsonContentType, prefersEventStream } from '../endpoint/negotiation.js';
+import { graphqlErrorCode } from '../internal/errors.js';
 import type { StartOperation, StartedOperation } from './operation.js';
 import type { SubscriptionResults } from './results.js';
 import type { OpenStream as StreamRegistration } from '@fw/core/plugin';
@@ -24,10 +25,12 @@ export interface SseTransport {
 export interface SseLimits {
   /** Most operations one single-connection stream carries at once (more: 429). */
   readonly maxPerConnection: number;
-  /** How long a reservation (the single-connection mode's PUT) waits for its event stream, in ms. */
+  /**
+   * How long a reservation (the single-connection mode's PUT) waits for its event stream, in ms.
+   * At most the app's `streams.maxPerClient` reservations of one client wait at once (more: 429),
+   * and `streams.maxOpen` in all (more: 503).
+   */
   readonly reservationTimeout: number;
-  /** Most reservations waiting for their event stream at once (more: 503). */
-  readonly maxReservations: number;
 }
 
 /** One operation running over an event stream. */
@@ -45,11 +48,19 @@ interface RequestState {
   operation?: RunningOperation;
   /** A distinct-mode stream's unsettled operation. */
   unsettled?: Set<Promise<void>>;
+  /** The reservation this request (a PUT) made, until graphql-sse has answered it. */
+  reserved?: Reservation;
 }
 
 /** A reservation of the single-connection mode, then its event stream. */
 interface Reservation {
   readonly token: string;
+  /** Who made it (`requestIdentity`): its event stream and every request with its token must come from them. */
+  readonly owner: string;
+  /** The client key it counts against (`ctx.ip`) while it waits for its event stream. */
+  readonly clientKey: string;
+  /** Whether it still counts as waiting for its event stream. */
+  pending: boolean;
   connected: boolean;
   /**
    * The fw context of its event stream (the GET), which its operations run with: the app's
@@ -85,6 +96,8 @@ const SETTLE_WAIT = 5000;
 export function createSseTransport(start: StartOperation, streams: () => StreamHost, limits: SseLimits, log: LogFunction): SseTransport {
   const reservations = new Map<string, Reservation>();
   let pendingReservations = 0;
+  /** Reservations waiting for their event stream, by client key (no entry: none). */
+  const pendingByClient = new Map<string, number>();
   /** Every open event stream, by the function that ends it. */
   const open = new Set<() => Promise<void>>();
 
@@ -115,12 +128,10 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
 
   const handler = createHandler<Context, RequestState>({
     authenticate(req): SseResponse | string | undefined {
-      const token = tokenOfRequest(req);
-      if (req.method !== 'PUT' || token !== undefined) return token;
-      if (pendingReservations >= limits.maxReservations) {
-        return [JSON.stringify({ errors: [{ message: 'Too many event streams are being reserved; try again later.' }] }), { status: 503, statusText: statusText(503), headers: { 'content-type': 'application/json; charset=utf-8' } }];
-      }
-      return randomUUID();
+      // A reservation's token is always one of ours, counted and bound to its owner: a PUT naming
+      // a token (graphql-sse's client sends its last one again when it reconnects) gets a new one.
+      if (req.method === 'PUT') return reserve(req);
+      return tokenOfRequest(req);
     },
     async onSubscribe(req, params): Promise<SseResponse | OperationResult> {
       const ctx = req.raw;
@@ -225,18 +236,26 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
 
   return {
     claims(ctx, method) {
-      const accept = headerValue(ctx.headers.accept);
-      if (accept !== undefined && accept.includes('text/event-stream')) return true;
+      // By the client's preference (q-values), as the endpoint negotiates JSON: a client that
+      // lists text/event-stream after JSON gets JSON.
+      if (prefersEventStream(ctx)) return true;
       if (ctx.headers[TOKEN_HEADER_KEY] !== undefined) return true;
       // The reservation of the single-connection mode: a PUT without a body.
       return method === 'PUT' && ctx.headers['content-type'] === undefined;
     },
 
     async handle(ctx, method) {
-      const accept = headerValue(ctx.headers.accept);
-      const wantsStream = accept !== undefined && accept.includes('text/event-stream');
+      // Admission before anything of the request runs. A body must be JSON by the rule every
+      // transport shares (graphql-sse takes any type that contains "application/json", such as
+      // text/plain;application/json, which a page on another site may send without a preflight).
+      if (method === 'POST' && !isJsonContentType(headerValue(ctx.headers['content-type']))) return send(ctx, UNSUPPORTED_MEDIA_TYPE);
+      const wantsStream = prefersEventStream(ctx);
       const token = tokenOf(ctx);
       const reservation = token === undefined ? undefined : reservations.get(token);
+      // A reservation's stream and operations are its owner's: anyone else holding the token is
+      // answered as if it did not exist.
+      if (reservation !== undefined && reservation.owner !== requestIdentity(ctx)) return send(ctx, STREAM_NOT_FOUND);
+      const accept = wantsStream ? 'text/event-stream' : acceptFor(method, headerValue(ctx.headers.accept));
       let registration: StreamRegistration | undefined;
       let endRequested = false;
       let endNow: () => void = () => {
@@ -252,7 +271,15 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         const req: Request = {
           method,
           url: ctx.url,
-          headers: { get: (key) => (key === 'accept' && wantsStream ? 'text/event-stream' : (headerValue(ctx.headers[key.toLowerCase()]) ?? null)) },
+          headers: {
+            get: (key) => {
+              const name = key.toLowerCase();
+              if (name === 'accept') return accept;
+              // Admitted above: JSON, whatever its spelling (graphql-sse reads it by substring).
+              if (name === 'content-type' && method === 'POST') return 'application/json';
+              return headerValue(ctx.headers[name]) ?? null;
+            },
+          },
           body: (body ?? null) as Request['body'],
           raw: ctx,
           context: reservation === undefined && wantsStream ? { unsettled: new Set() } : {},
@@ -261,7 +288,8 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         if (answer === null || typeof answer === 'string') {
           registration?.close();
           registration = undefined;
-          if (method === 'PUT' && init.status === 201 && typeof answer === 'string') reserve(answer);
+          // A reservation graphql-sse did not take (a 406 for the PUT's Accept) is given back.
+          if (req.context.reserved !== undefined && init.status !== 201) drop(req.context.reserved);
           send(ctx, [answer, init]);
           return;
         }
@@ -274,7 +302,7 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
           setMaxListeners(limits.maxPerConnection + 10, ctx.signal);
           if (reservation.timer !== undefined) clearTimeout(reservation.timer);
           reservation.timer = undefined;
-          pendingReservations -= 1;
+          settle(reservation);
         }
         let ending: Promise<void> | undefined;
         const end = (): Promise<void> => (ending ??= endStream(operations, answer));
@@ -300,18 +328,92 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
     },
   };
 
-  function reserve(token: string): void {
-    const reservation: Reservation = { token, connected: false, stream: undefined, operations: new Set(), unsettled: new Set(), timer: undefined };
+  /**
+   * Takes a reservation for the PUT `req`, bound to the identity that made it, or refuses: 429 past
+   * `streams.maxPerClient` reservations of its client, 503 past `streams.maxOpen` in all. Counted
+   * here, with no await between the check and the count, so PUTs that arrive together cannot pass
+   * a bound together.
+   */
+  function reserve(req: Request): SseResponse | string {
+    const ctx = req.raw;
+    const clientKey = ctx.ip;
+    const { maxPerClient, maxOpen } = streams().settings;
+    const held = pendingByClient.get(clientKey) ?? 0;
+    if (held >= maxPerClient) {
+      return reservationRefusal(429, `Too many event streams reserved by this client: at most ${maxPerClient} wait for their event stream at once.`, limits.reservationTimeout);
+    }
+    if (pendingReservations >= maxOpen) return reservationRefusal(503, 'Too many event streams are being reserved; try again later.', limits.reservationTimeout);
+    const token = randomUUID();
+    const reservation: Reservation = {
+      token,
+      owner: requestIdentity(ctx),
+      clientKey,
+      pending: true,
+      connected: false,
+      stream: undefined,
+      operations: new Set(),
+      unsettled: new Set(),
+      timer: undefined,
+    };
     pendingReservations += 1;
+    pendingByClient.set(clientKey, held + 1);
     reservation.timer = setTimeout(() => {
       if (reservation.connected) return;
       reservations.delete(token);
-      pendingReservations -= 1;
+      settle(reservation);
       void expire(token).catch((err: unknown) => log('GraphQL event stream reservation could not be dropped', err));
     }, limits.reservationTimeout);
     reservation.timer.unref();
     reservations.set(token, reservation);
+    req.context.reserved = reservation;
+    return token;
   }
+
+  /** A reservation stops counting as waiting (its stream connected, or it is dropped); once. */
+  function settle(reservation: Reservation): void {
+    if (!reservation.pending) return;
+    reservation.pending = false;
+    pendingReservations -= 1;
+    const held = (pendingByClient.get(reservation.clientKey) ?? 1) - 1;
+    if (held > 0) pendingByClient.set(reservation.clientKey, held);
+    else pendingByClient.delete(reservation.clientKey);
+  }
+
+  /** Gives back a reservation that was never answered with its token. */
+  function drop(reservation: Reservation): void {
+    if (reservation.timer !== undefined) clearTimeout(reservation.timer);
+    reservation.timer = undefined;
+    reservations.delete(reservation.token);
+    settle(reservation);
+  }
+}
+
+/** graphql-sse's answer for a token it does not know, given to a request with a token that is not its own. */
+const STREAM_NOT_FOUND: HandlerResponse = [JSON.stringify({ errors: [{ message: 'Stream not found' }] }), { status: 404, statusText: statusText(404), headers: { 'content-type': 'application/json; charset=utf-8' } }];
+
+/** A reservation refused (429, 503): retry once the waiting ones have connected or expired. */
+function reservationRefusal(status: number, message: string, reservationTimeout: number): SseResponse {
+  return [
+    JSON.stringify({ errors: [{ message, extensions: { code: graphqlErrorCode(status), status } }] }),
+    {
+      status,
+      statusText: statusText(status),
+      headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(Math.max(1, Math.ceil(reservationTimeout / 1000))) },
+    },
+  ];
+}
+
+/** What graphql-sse answers each request without an event stream in: the token of a reservation (PUT), else JSON. */
+const TOKEN_TYPE: readonly string[] = Object.freeze(['text/plain; charset=utf-8']);
+const JSON_TYPE: readonly string[] = Object.freeze(['application/json; charset=utf-8']);
+
+/**
+ * The Accept header graphql-sse is handed for a request that does not want an event stream:
+ * graphql-sse compares it whole (`*\/*`, `application/json`), so the endpoint's negotiation decides
+ * and graphql-sse is told `*\/*` when what it answers is acceptable, a type it refuses (406) when not.
+ */
+function acceptFor(method: string, accept: string | undefined): string {
+  return negotiate(accept, method === 'PUT' ? TOKEN_TYPE : JSON_TYPE) === undefined ? 'application/x-unacceptable' : '*/*';
 }
 
 /** The error an event too large to send is replaced with. */

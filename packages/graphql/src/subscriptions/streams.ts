@@ -3,12 +3,13 @@ import { STREAM_DEFAULTS, type OpenStream, type PluginHost, type ResolvedStreams
 /**
  * What the subscription transports take from the application: its registry of open streams
  * (`host.openStream`: a 429 past `streams.maxPerClient`/`maxOpen`, a 503 while closing) and its
- * stream settings (`streams`: heartbeat, event size, unsent-bytes bound). A standalone handler has
+ * stream settings (`streams`: heartbeat, event size, unsent-bytes bound, and the two limits, which
+ * also bound the reservations of GraphQL over SSE). A standalone handler has
  * no app: nothing limits it but the defaults.
  */
 export interface StreamHost {
   openStream(options: StreamOpenOptions): OpenStream;
-  readonly settings: Pick<ResolvedStreamsConfig, 'heartbeat' | 'maxEventBytes' | 'maxBufferedBytes' | 'stallTimeout'>;
+  readonly settings: Pick<ResolvedStreamsConfig, 'heartbeat' | 'maxEventBytes' | 'maxBufferedBytes' | 'stallTimeout' | 'maxPerClient' | 'maxOpen'>;
 }
 
 
