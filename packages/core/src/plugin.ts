@@ -1,7 +1,8 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
- * and the operation rules every generator follows: names, the order they are listed in, nullables).
+ * the operation rules every generator follows: names, the order they are listed in, nullables, and
+ * the admission marks middleware carries for connections: origin policies, per-call middleware).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -17,6 +18,9 @@ export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
+export { ORIGIN_POLICY, originPolicyOf, withOriginPolicy } from './origin-policy.js';
+export type { OriginPolicy, OriginRequest, WithHeaders } from './origin-policy.js';
+export { isPerCall, markPerCall, PER_CALL } from './per-call.js';
 export { OPERATION_BRAND, runOperation, runStreamOperation } from './operation.js';
 export { toStreamEvent } from './stream.js';
 export { withStreamSignal } from './stream-scope.js';
