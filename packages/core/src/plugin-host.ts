@@ -4,6 +4,8 @@ import type { ResolvedStreamsConfig } from './config.js';
 import type { Context, ContextSettings } from './context.js';
 import type { LogFunction } from './internal/logging.js';
 import type { Operation } from './operation.js';
+import { createOriginCheck, type WithHeaders } from './origin-policy.js';
+import { createPerCallAdmission } from './per-call.js';
 import type { RequestContext } from './request-context.js';
 import type { OpenStream, StreamOpenOptions } from './stream-registry.js';
 import type { AnyMiddleware, Middleware, Route } from './types.js';
@@ -72,6 +74,31 @@ export interface PluginHost {
    * identity tells whether it changed.
    */
   middleware(): readonly AnyMiddleware[];
+  /**
+   * The global middleware a long-lived connection (a WebSocket) runs once, when it opens: as
+   * `middleware()`, without those marked per call (`markPerCall`: `rateLimit()`), which `perCall`
+   * runs for each call it carries instead. The same frozen list until the next `use()`.
+   */
+  connectionMiddleware(): readonly AnyMiddleware[];
+  /**
+   * Admits one call (an operation, a subscription) carried by a connection that already ran
+   * `connectionMiddleware()`: runs the global middleware marked per call on `ctx`, in order (each
+   * `rateLimit()` counts one hit with the key it makes of `ctx`). Rejects with what one threw (the
+   * 429 of a rate limit), or with an `HTTPError` of the status one set when it answered without
+   * calling `next()`; resolves at once when none is marked. Not for HTTP requests: their global
+   * middleware runs them already, once per request.
+   */
+  perCall(ctx: RequestContext): Promise<void>;
+  /**
+   * Admits a browser's request for a connection whose answer CORS headers cannot protect (a
+   * WebSocket upgrade: browsers send the page's cookies with it and let the page read what comes
+   * back): throws an `HTTPError` 403 unless the request has no `Origin` (not a browser), comes from
+   * the server's own origin (the `Origin` names the `Host`), or the origin policies of the global
+   * middleware (`cors()`, see `withOriginPolicy`) all admit it. Without one, a page of another
+   * origin is admitted only when the request carries no `Cookie` nor `Authorization`. Call it first,
+   * before the handshake, and answer its 403 as a plain HTTP response.
+   */
+  checkOrigin(req: WithHeaders): void;
   /** The wrappers added with `wrap()`, outermost first; the same frozen list until the next `wrap()`. */
   wrappers(): readonly AnyMiddleware[];
   /** The compiled route records (the same records until the routes change). */
@@ -152,6 +179,8 @@ export function createPluginHost(backend: HostBackend): PluginHost {
     if (typeof fn !== 'function') throw new TypeError(`${what} expects a function`);
     list.push(fn);
   };
+  const admission = createPerCallAdmission(() => backend.middleware());
+  const checkOrigin = createOriginCheck(() => backend.middleware(), backend.log);
   const host: PluginHost = {
     claimPath(path, handler, options = {}) {
       if (typeof handler !== 'function') throw new TypeError('claimPath expects a handler function');
@@ -166,6 +195,11 @@ export function createPluginHost(backend: HostBackend): PluginHost {
       return this;
     },
     middleware: () => backend.middleware(),
+    connectionMiddleware: () => admission.connection(),
+    perCall: (ctx) => admission.run(ctx),
+    checkOrigin(req) {
+      checkOrigin(req);
+    },
     wrappers: () => backend.wrappers(),
     routes: () => backend.routes(),
     operations: () => backend.operations(),

@@ -2,8 +2,9 @@
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
  * whether a client cancelled or left, observing operation calls, the admission rules every
- * transport shares (media types, content negotiation, the caller's identity), and the operation
- * rules every generator follows: names, the order they are listed in, nullables).
+ * transport shares (media types, content negotiation, the caller's identity, the marks middleware
+ * carries for connections: origin policies, per-call middleware), and the operation rules every
+ * generator follows: names, the order they are listed in, nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -22,6 +23,9 @@ export type { BodyType, MediaType } from './internal/media-type.js';
 export { requestIdentity } from './internal/identity.js';
 export { ContextVariables } from './request-context.js';
 export { metaOf, schemaOf } from './route-meta.js';
+export { ORIGIN_POLICY, originPolicyOf, withOriginPolicy } from './origin-policy.js';
+export type { OriginPolicy, OriginRequest, WithHeaders } from './origin-policy.js';
+export { isPerCall, markPerCall, PER_CALL } from './per-call.js';
 export { OPERATION_BRAND, observeOperations, runOperation, runStreamOperation } from './operation.js';
 export type { OperationObserver } from './operation.js';
 export { CLIENT_CLOSED_REQUEST, isClientGone, markClientGone } from './client-gone.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AnyMiddleware, Operation } from '@fw/core';
+import type { AnyMiddleware, Context, Operation } from '@fw/core';
 import { clientIp, createLogger, type LogFunction, type PluginHost } from '@fw/core/plugin';
 import { printSchema } from 'graphql';
 import { resolveGraphQLConfig } from './config.js';
@@ -79,23 +79,25 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
       }
       if (subscriptions !== false && subscriptions.websocket) {
         const appHost = pluginHost;
-        // The wrappers (tracing) and the global middleware, as a request to the path would run them.
+        // The wrappers (tracing) and the global middleware, as a request to the path would run them,
+        // but for the per-call middleware (rateLimit), which each operation runs instead.
         let listed: [readonly unknown[], readonly unknown[], readonly AnyMiddleware[]] | undefined;
         const middleware = (): readonly AnyMiddleware[] => {
           const wrappers = appHost.wrappers();
-          const global = appHost.middleware();
+          const global = appHost.connectionMiddleware();
           if (listed === undefined || listed[0] !== wrappers || listed[1] !== global) listed = [wrappers, global, Object.freeze([...wrappers, ...global])];
           return listed[2];
         };
         const connect = createConnectStep({ middleware, contextSettings: () => appHost.contextSettings }, log);
         const clientKey = (req: IncomingMessage): string => clientIp(req.socket.remoteAddress ?? '', headerValue(req.headers['x-forwarded-for']), appHost.contextSettings.trustProxy);
+        const admission = { checkOrigin: (req: IncomingMessage) => appHost.checkOrigin(req), perCall: (ctx: Context) => appHost.perCall(ctx) };
         const limits = { maxPerConnection: subscriptions.maxPerConnection, connectionInitTimeout: subscriptions.connectionInitTimeout, maxPayload: () => appHost.contextSettings.bodyLimit };
         // ws and graphql-ws load with the first upgrade (ws alone takes tens of ms to load): an
         // app that never sees a WebSocket does not pay for them at start-up.
         let loading: Promise<WebSocketTransport> | undefined;
         const load = (): Promise<WebSocketTransport> =>
           (loading ??= import('./subscriptions/websocket.js').then(({ createWebSocketTransport }) => {
-            websocket = createWebSocketTransport(endpoint.start, connect, () => streamHostOf(appHost), clientKey, limits, log);
+            websocket = createWebSocketTransport(endpoint.start, connect, () => streamHostOf(appHost), clientKey, limits, log, admission);
             return websocket;
           }));
         host.onUpgrade(path, (req, socket, head) => {

@@ -132,6 +132,23 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     expect(await collect(made.iterate({ query: 'subscription { count(to: 1) }' }))).toEqual([{ data: { count: 1 } }]);
   });
 
+  it('closes a socket whose connection_init payload is not an object with 4400, saying so, and takes a null payload as none', async () => {
+    for (const payload of [[{ token: 'good' }], 'Bearer good', 42, true]) {
+      const closed = await rawSocket((socket) => socket.send(JSON.stringify({ type: 'connection_init', payload })));
+      expect(closed).toEqual({ code: 4400, reason: 'Invalid connection_init: its payload must be a JSON object' });
+    }
+    const acked = await new Promise<string>((resolve, reject) => {
+      const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
+      socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: null })));
+      socket.once('message', (data) => {
+        resolve((JSON.parse((data as Buffer).toString()) as { type: string }).type);
+        socket.close();
+      });
+      socket.once('error', reject);
+    });
+    expect(acked).toBe('connection_ack');
+  });
+
   it('closes a socket that never sends connection_init with 4408 after the timeout', async () => {
     const closed = await rawSocket(() => undefined);
     expect(closed).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });

@@ -1,4 +1,5 @@
 import { Application, HTTPError, type Context } from '@fw/core';
+import { originPolicyOf } from '@fw/core/plugin';
 import { send, start } from '../test/http.js';
 import { cors } from './index.js';
 import type { CorsConfig } from './index.js';
@@ -250,5 +251,26 @@ describe('cors() other fields', () => {
     await cors({ origin: ['https://a.example'] })(grpcCtx as unknown as Context, next);
     expect(next).toHaveBeenCalledTimes(1);
     expect(setHeader).not.toHaveBeenCalled();
+  });
+
+  describe('origin policy for WebSocket upgrades (what host.checkOrigin asks)', () => {
+    /** Whether cors(config) admits a page of `origin`, with or without its cookies. */
+    const admits = (config: CorsConfig, origin: string, credentialed: boolean): boolean => originPolicyOf(cors(config))!(origin, { credentialed });
+
+    it('admits the listed origins only, whatever form the list takes', () => {
+      for (const origin of ['https://app.example', ['https://app.example', 'https://b.example'], (o: string) => o === 'https://app.example'] as const) {
+        expect(admits({ origin }, 'https://app.example', false)).toBe(true);
+        expect(admits({ origin }, 'https://evil.example', false)).toBe(false);
+      }
+    });
+
+    it('admits a credentialed upgrade only with credentials: true, as a fetch with credentials can read only then', () => {
+      expect(admits({ origin: 'https://app.example', credentials: true }, 'https://app.example', true)).toBe(true);
+      expect(admits({ origin: 'https://app.example', credentials: true }, 'https://evil.example', true)).toBe(false);
+      expect(admits({ origin: 'https://app.example' }, 'https://app.example', true)).toBe(false);
+      // `*` cannot take credentials: any origin, without cookies.
+      expect(admits({}, 'https://evil.example', false)).toBe(true);
+      expect(admits({}, 'https://evil.example', true)).toBe(false);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { HTTP_METHODS, type Context, type HTTPMethod, type Next, type RequestContext, isHttpContext } from '@fw/core';
+import { withOriginPolicy, type OriginPolicy } from '@fw/core/plugin';
 import { appendVary, firstValue } from './internal/headers.js';
 import type { CorsConfig } from './types.js';
 
@@ -18,7 +19,9 @@ export type CorsMiddleware = (ctx: Context, next: Next) => Promise<void>;
  * Cross-origin resource sharing. Answers preflight requests (`OPTIONS` with
  * `Access-Control-Request-Method`) with 204 without reaching the route, and adds the CORS
  * headers to every other response, error responses included. Use it with `app.use()` so
- * preflights for any path are answered.
+ * preflights for any path are answered. Installed so, it also says which origins may open a
+ * WebSocket to the app (core's `host.checkOrigin`): an upgrade from another origin is refused 403
+ * unless `origin` allows it, and, when it carries cookies, unless `credentials` is true.
  * @example
  * app.use(cors({ origin: ['https://app.example.com'], credentials: true }));
  */
@@ -65,8 +68,19 @@ export function cors(config: CorsConfig = {}): CorsMiddleware {
     return predicate!(requestOrigin) === true ? requestOrigin : undefined;
   };
 
+  // What a page of another origin may open where no CORS header protects the answer (a WebSocket
+  // upgrade carries the page's cookies and the page reads what comes back): what a fetch of that
+  // page could read. A credentialed one needs `credentials: true`, so `*` admits only uncredentialed ones.
+  const originPolicy: OriginPolicy = (requestOrigin, { credentialed }) => {
+    if (credentialed && !credentials) return false;
+    if (anyOrigin) return true;
+    if (fixedOrigin !== undefined) return requestOrigin === fixedOrigin;
+    if (allowedList !== undefined) return allowedList.has(requestOrigin);
+    return predicate!(requestOrigin) === true;
+  };
+
   // Typed on every context because the gRPC package runs the app's middleware on its calls too.
-  return function cors(ctx: RequestContext, next: Next): Promise<void> {
+  return withOriginPolicy(function cors(ctx: RequestContext, next: Next): Promise<void> {
     // HTTP only: a gRPC call has no browser behind it.
     if (!isHttpContext(ctx)) return next();
     const requestOrigin = firstValue(ctx.headers.origin);
@@ -90,7 +104,7 @@ export function cors(config: CorsConfig = {}): CorsMiddleware {
 
     if (allowed !== undefined && exposeHeaders !== undefined) ctx.setHeader('access-control-expose-headers', exposeHeaders);
     return next();
-  };
+  }, originPolicy);
 }
 
 function checkOrigin(origin: unknown): void {

@@ -1,4 +1,5 @@
 import { Application, HTTPError, isHTTPError, type ApplicationConfig, type Context, type RequestContext } from '@fw/core';
+import { isPerCall, metaOf } from '@fw/core/plugin';
 import { send, start, type TestResponse } from '../test/http.js';
 import { DEFAULT_RATE_LIMIT_MESSAGE, rateLimit } from './index.js';
 import type { RateLimitConfig, RateLimitHit, RateLimitStore } from './index.js';
@@ -459,5 +460,11 @@ describe('rateLimit() on a non-HTTP context', () => {
     app.use(limit);
     app.get('/', limit, rateLimit(), (ctx) => ctx.text('ok'));
     expect(app.getRoutes()[0]!.middleware).toHaveLength(2);
+  });
+
+  it('is marked per call, so a WebSocket counts each operation it carries, and keeps its route meta', () => {
+    const limit = rateLimit({ maxRequests: 5 });
+    expect(isPerCall(limit)).toBe(true);
+    expect(metaOf(limit)).toEqual({ rateLimited: { windowMs: 60_000, maxRequests: 5 } });
   });
 });

@@ -1,5 +1,5 @@
 import { HTTPError, toHTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
-import { defaultLog } from '@fw/core/plugin';
+import { defaultLog, markPerCall } from '@fw/core/plugin';
 import { checkSubnet, DEFAULT_IPV6_SUBNET, ipKey } from './ip-key.js';
 import { MemoryStore } from './memory-store.js';
 import type { RateLimitedMeta } from './route-meta.js';
@@ -21,7 +21,8 @@ export type RateLimitMiddleware<C extends RequestContext = RequestContext> = Wit
  * `X-Forwarded-For`) in fixed windows. Every response carries
  * `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (ISO 8601); past the limit
  * it sets those and `Retry-After` (seconds) on the response and throws `HTTPError(429, message)`
- * carrying them too, so they reach the client whichever error handler answers.
+ * carrying them too, so they reach the client whichever error handler answers. Global
+ * (`app.use`), it counts each operation a WebSocket carries, with the key of its connection.
  * @example
  * app.use(rateLimit({ windowMs: 60_000, maxRequests: 100 }));
  * app.post('/login', rateLimit({ maxRequests: 5, skipSuccessfulRequests: true }), login);
@@ -169,9 +170,10 @@ export function rateLimit<C extends RequestContext = RequestContext>(config: Rat
       return Promise.reject(err);
     }
   };
-  // Marks the routes it guards, so documentation can list their 429.
+  // Marks the routes it guards, so documentation can list their 429; and counts each call a
+  // WebSocket carries, not the socket (core's `host.perCall`).
   const rateLimited: RateLimitedMeta = Object.freeze({ windowMs, maxRequests: max });
-  return withMeta(middleware, { rateLimited });
+  return markPerCall(withMeta(middleware, { rateLimited }));
 }
 
 function standardDraft(option: boolean | StandardHeadersDraft): StandardHeadersDraft | undefined {

@@ -31,6 +31,14 @@ export interface WebSocketLimits {
   readonly maxPayload: () => number;
 }
 
+/** What the app admits (core's `host.checkOrigin` and `host.perCall`): the upgrade before its handshake, then each operation. */
+export interface WebSocketAdmission {
+  /** Throws the `HTTPError` (403) an upgrade from a page of an origin the app does not admit is answered with. */
+  checkOrigin(req: IncomingMessage): void;
+  /** Runs the app's per-call middleware (`rateLimit()`) for one operation, on the connection's context; rejects with its refusal. */
+  perCall(ctx: Context): Promise<void>;
+}
+
 /** What graphql-ws keeps per socket (`ctx.extra`). */
 interface Extra {
   readonly socket: WebSocket;
@@ -49,12 +57,14 @@ const SETTLE_WAIT = 5000;
 
 /**
  * graphql-ws (the `graphql-transport-ws` subprotocol) over `ws`, on the HTTP port: an upgrade on
- * the endpoint path is registered with the app's streams first (refused with a real HTTP 429/503
- * before the handshake), then handed to graphql-ws's server. `connection_init` runs the app's
+ * the endpoint path has its `Origin` admitted and is registered with the app's streams first
+ * (refused with a real HTTP 403/429/503 before the handshake), then handed to graphql-ws's server.
+ * `connection_init` (its payload an object, or absent: else closed 4400) runs the app's connection
  * middleware (`connect`): a refusal closes the socket 4401/4403/4429 (4400/4500 otherwise) with
- * the reason. Each `subscribe` starts through `start`, the rules every transport shares; a socket
- * carries at most `maxPerConnection` subscriptions. Pings at `streams.heartbeat` (a socket that
- * does not answer within the next interval is cut); a consumer that leaves more than
+ * the reason. Each `subscribe` runs the app's per-call middleware (a refusal, the 429 of a rate
+ * limit, is that operation's `error` message), then starts through `start`, the rules every
+ * transport shares; a socket carries at most `maxPerConnection` subscriptions. Pings at
+ * `streams.heartbeat` (a socket that does not answer within the next interval is cut); a consumer that leaves more than
  * `maxBufferedBytes` unsent is closed 1008; the app closing completes every subscription.
  */
 export function createWebSocketTransport(
@@ -64,6 +74,7 @@ export function createWebSocketTransport(
   clientKey: (req: IncomingMessage) => string,
   limits: WebSocketLimits,
   log: LogFunction,
+  admission: WebSocketAdmission,
 ): WebSocketTransport {
   const wss = new WebSocketServer({ noServer: true, handleProtocols, maxPayload: limits.maxPayload(), perMessageDeflate: false });
   /** Every open socket, by the function that ends it. */
@@ -90,6 +101,12 @@ export function createWebSocketTransport(
       // The new subscription is already counted among graphql-ws's.
       if (Object.keys(ctx.subscriptions).length > limits.maxPerConnection) {
         return [requestError(429, `Too many subscriptions on this connection: at most ${limits.maxPerConnection} at once.`)];
+      }
+      // Every operation is a call of its own (a rate limit counts each), not the connection once.
+      try {
+        await admission.perCall(fw);
+      } catch (err) {
+        return [callRefusal(err, log)];
       }
       let complete!: () => void;
       const completed = new Promise<void>((resolve) => (complete = resolve));
@@ -190,6 +207,8 @@ export function createWebSocketTransport(
       let end: (() => Promise<void>) | undefined;
       let endRequested = false;
       try {
+        // Before anything is held for it: a page of an origin the app does not admit gets a plain 403.
+        admission.checkOrigin(req);
         registration = streams().openStream({
           protocol: 'graphql-ws',
           clientKey: clientKey(req),
@@ -208,6 +227,7 @@ export function createWebSocketTransport(
         if (end === undefined) registration.close();
       });
       wss.handleUpgrade(req, socket, head, (ws) => {
+        guardInitPayload(ws);
         end = onConnection(ws, req, registration);
         if (endRequested) void end();
       });
@@ -288,6 +308,46 @@ function resultOf(operation: StartedOperation | undefined): OperationResult {
   if (operation.kind === 'stream') return operation.results;
   if (operation.kind === 'result') return operation.result;
   return { errors: [...operation.errors] };
+}
+
+/** The error an operation the app's per-call middleware refused gets: its status, and its message unless it is unexpected. */
+function callRefusal(err: unknown, log: LogFunction): GraphQLError {
+  const error = toHTTPError(err);
+  if (error.statusCode >= 500) log('GraphQL WebSocket operation refused by middleware', err);
+  const details = error.expose && error.details !== undefined ? { details: error.details } : undefined;
+  return requestError(error.statusCode, error.expose ? error.message : 'Internal server error', details);
+}
+
+/**
+ * Closes a socket whose `connection_init` payload is neither an object nor absent (an array, a
+ * string, a number) with 4400 and a reason saying so: graphql-ws refuses it too, but only as an
+ * "Invalid message received". Registered before graphql-ws's listener, so it closes first; it
+ * stops listening once the init came.
+ */
+function guardInitPayload(socket: WebSocket): void {
+  const check = (data: RawData, isBinary: boolean): void => {
+    if (isBinary) return;
+    const text = textOf(data);
+    // Only a message that may be the init is parsed twice.
+    if (!text.includes('connection_init')) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      // graphql-ws closes it as an invalid message.
+      return;
+    }
+    if (!isRecord(message) || message.type !== 'connection_init') return;
+    socket.off('message', check);
+    if (message.payload !== undefined && message.payload !== null && !isRecord(message.payload)) {
+      closeSocket(socket, CloseCode.BadRequest, 'Invalid connection_init: its payload must be a JSON object');
+    }
+  };
+  socket.on('message', check);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** graphql-ws's close code for a refusal with HTTP status `status`. */
