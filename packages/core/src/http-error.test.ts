@@ -1,4 +1,4 @@
-import { defineErrorExtension, extensionsOf, HTTPError, errorBody, isHTTPError, statusText, toHTTPError, type HTTPErrorOptions } from './http-error.js';
+import { HTTPError, errorBody, isHTTPError, statusText, toHTTPError, type HTTPErrorOptions } from './http-error.js';
 
 describe('HTTPError', () => {
   it('exposes statusCode, message and details', () => {
@@ -144,30 +144,33 @@ describe('the error mapping with values that fight back', () => {
   });
 });
 
-describe('extension options (defineErrorExtension)', () => {
-  // What a protocol package does for an option of its own (`@fw/grpc` declares `grpcStatus`).
-  const options = (extra: Record<string, unknown>): HTTPErrorOptions => extra;
-  const own = (err: HTTPError, key: string): unknown => (err as unknown as Record<string, unknown>)[key];
-
-  it('keeps an option only once it is registered, and only the values its check accepts', () => {
-    expect(own(new HTTPError(409, 'x', undefined, options({ retryIn: 5 })), 'retryIn')).toBeUndefined();
-    defineErrorExtension('retryIn', (value) => typeof value === 'number' && value > 0);
-    expect(own(new HTTPError(409, 'x', undefined, options({ retryIn: 5 })), 'retryIn')).toBe(5);
-    expect(own(new HTTPError(409, 'x', undefined, options({ retryIn: -1 })), 'retryIn')).toBeUndefined();
-    expect(Object.keys(new HTTPError(409, 'x'))).not.toContain('retryIn');
+describe('HTTPError code', () => {
+  it('defaults the code from the status', () => {
+    expect(new HTTPError(404).code).toBe('not_found');
+    expect(new HTTPError(409, 'Taken').code).toBe('conflict');
+    expect(new HTTPError(418).code).toBe('internal');
+    expect(new HTTPError(200).code).toBe('internal');
   });
 
-  it('hands the kept options on with extensionsOf, for an error that wraps another', () => {
-    defineErrorExtension('retryIn', (value) => typeof value === 'number');
-    const inner = new HTTPError(503, 'busy', undefined, options({ retryIn: 7 }));
-    expect(extensionsOf(inner)).toEqual({ retryIn: 7 });
-    expect(extensionsOf(new HTTPError(503))).toEqual({});
-    const outer = new HTTPError(401, 'again', undefined, { ...extensionsOf(inner), cause: inner });
-    expect(own(outer, 'retryIn')).toBe(7);
+  it('takes the code an option names, keeping the status it was given', () => {
+    const err = new HTTPError(409, 'exists', undefined, { code: 'already_exists' });
+    expect(err.code).toBe('already_exists');
+    expect(err.statusCode).toBe(409);
+    expect(new HTTPError(400, 'not enough stock', undefined, { code: 'failed_precondition' }).code).toBe('failed_precondition');
   });
 
-  it('refuses the built-in options and a check that is not a function', () => {
-    for (const key of ['cause', 'expose', 'headers', 'statusCode', '__proto__', '']) expect(() => defineErrorExtension(key, () => true)).toThrow(TypeError);
-    expect(() => defineErrorExtension('retryIn', 'yes' as never)).toThrow('defineErrorExtension expects a check function');
+  it('ignores a code that is not one, as it ignores a status outside 400..599', () => {
+    for (const code of ['alredy_exists', '', 6, null, 'toString', '__proto__']) {
+      expect(new HTTPError(409, 'x', undefined, { code } as unknown as HTTPErrorOptions).code).toBe('conflict');
+    }
+  });
+
+  it('reads the code of a copy from another instance of the package once, in toHTTPError', () => {
+    const trap = (): never => {
+      throw new Error('trap');
+    };
+    const foreign = Object.assign(new Error('Taken'), { name: 'HTTPError', statusCode: 409, expose: true });
+    Object.defineProperty(foreign, 'code', { get: trap });
+    expect(toHTTPError(foreign).statusCode).toBe(500);
   });
 });

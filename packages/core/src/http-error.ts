@@ -1,50 +1,16 @@
+import { errorCodeOf, isErrorCode, type ErrorCode } from './error-code.js';
+
 /**
- * Protocol-specific options of `new HTTPError()`, each declared by the protocol package that reads
- * it (by declaration merging) and registered with `defineErrorExtension`: an error passes them as
- * options and carries the accepted ones as its own properties.
+ * An error that carries an HTTP status and a neutral `code`. Throw it from handlers and middleware:
+ * HTTP answers with `statusCode`, the other protocols with their form of `code`.
  * @example
- * declare module '@fw/core' { interface HTTPErrorExtensions { retryAfterSeconds?: number } }
+ * throw new HTTPError(409, 'Email already registered', undefined, { code: 'already_exists' });
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
-export interface HTTPErrorExtensions {}
-
-/** Checks the value an extension option was given: `true` keeps it on the error, `false` drops it. */
-export type ErrorExtensionCheck = (value: unknown) => boolean;
-
-const extensions = new Map<string, ErrorExtensionCheck>();
-
-/**
- * Registers an `HTTPErrorExtensions` option: from now on `new HTTPError(…, { [key]: value })` keeps
- * `value` as the error's `key` property when `accept(value)` says so. Registering a key again
- * replaces its check. The built-in options (`cause`, `expose`, `headers`) cannot be registered.
- */
-export function defineErrorExtension(key: string, accept: ErrorExtensionCheck): void {
-  if (typeof key !== 'string' || key === '' || RESERVED.has(key)) throw new TypeError(`defineErrorExtension: "${String(key)}" cannot be an extension option`);
-  if (typeof accept !== 'function') throw new TypeError('defineErrorExtension expects a check function');
-  extensions.set(key, accept);
-}
-
-/** The extension options an error carries (those registered with `defineErrorExtension`), to pass on when wrapping it. Never throws. */
-export function extensionsOf(err: HTTPError): HTTPErrorExtensions {
-  const found: Record<string, unknown> = {};
-  try {
-    for (const key of extensions.keys()) {
-      const value = (err as unknown as Record<string, unknown>)[key];
-      if (value !== undefined) found[key] = value;
-    }
-  } catch {
-    // A getter that throws: pass on what was read.
-  }
-  return found;
-}
-
-const RESERVED = new Set(['cause', 'expose', 'headers', 'details', 'statusCode', 'message', 'name', 'stack', 'constructor', '__proto__', 'prototype']);
-
-/** An error that carries an HTTP status. Throw it from handlers and middleware. */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface below adds only the optional, read-only extension options the constructor sets
 export class HTTPError extends Error {
   /** The HTTP status code sent to the client. */
   readonly statusCode: number;
+  /** What went wrong, which every protocol but HTTP answers with (each in its own form). @default the status's code (`errorCodeOf(statusCode)`) */
+  readonly code: ErrorCode;
   /** Optional extra data, sent as `details` in the error body. */
   readonly details?: unknown;
   /** True when the message is safe to show to clients (always true for 4xx, and for 5xx thrown on purpose). */
@@ -56,24 +22,19 @@ export class HTTPError extends Error {
     super(message ?? statusText(statusCode), options?.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'HTTPError';
     this.statusCode = Number.isInteger(statusCode) && statusCode >= 400 && statusCode <= 599 ? statusCode : 500;
+    // A code that is not one (a JavaScript caller's typo) is ignored, as a status outside 400..599 is.
+    const code = options?.code;
+    this.code = isErrorCode(code) ? code : errorCodeOf(this.statusCode);
     if (details !== undefined) this.details = details;
     this.expose = options?.expose ?? true;
     if (options?.headers !== undefined) this.headers = options.headers;
-    if (options !== undefined && extensions.size > 0) {
-      for (const [key, accept] of extensions) {
-        const value = (options as Record<string, unknown>)[key];
-        if (value !== undefined && accept(value)) (this as unknown as Record<string, unknown>)[key] = value;
-      }
-    }
   }
 }
 
-/** The extension options an HTTPError was given and kept, as read-only properties of the error. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the class carries the options protocol packages declare
-export interface HTTPError extends Readonly<HTTPErrorExtensions> {}
-
-/** Extra options of `new HTTPError()`: the built-in ones, and those protocol packages declare in `HTTPErrorExtensions`. */
-export interface HTTPErrorOptions extends HTTPErrorExtensions {
+/** Extra options of `new HTTPError()`. */
+export interface HTTPErrorOptions {
+  /** What went wrong, when the status alone does not say it (a 409 that is `already_exists` or `aborted`). @default `errorCodeOf(statusCode)` */
+  code?: ErrorCode;
   /** The error this one wraps. */
   cause?: unknown;
   /** Whether the message may be shown to clients. @default true */
@@ -112,8 +73,9 @@ export function toHTTPError(value: unknown): HTTPError {
       if (value instanceof HTTPError) return value;
       // A copy from another instance of this package: read what the framework will read once,
       // so a getter that throws shows here and not halfway through writing the answer.
-      const { statusCode, message, expose, headers, details } = value as HTTPError;
+      const { statusCode, message, expose, headers, details, code } = value as HTTPError;
       void details;
+      void code;
       if (!Number.isInteger(statusCode) || typeof message !== 'string' || typeof expose !== 'boolean') return internal(value);
       if (headers !== undefined) Object.entries(headers);
       return value;

@@ -30,11 +30,11 @@ export type {
   TraceSpan,
 } from './request-context.js';
 export { HTTPError, errorBody, isHTTPError, statusText, toHTTPError } from './http-error.js';
-export type { ErrorBody, HTTPErrorExtensions, HTTPErrorOptions } from './http-error.js';
+export type { ErrorBody, HTTPErrorOptions } from './http-error.js';
 export { ValidationError, isValidationError } from './validation-error.js';
 export type { ValidationErrorOptions, ValidationIssue } from './validation-error.js';
 export { ERROR_CODE_STATUS, errorCodeOf } from './error-code.js';
-export type { ErrorCode } from './error-code.js';
+export type { ErrorCode, ErrorCodeSource } from './error-code.js';
 export { isOperation } from './operation.js';
 export type {
   FieldShape,

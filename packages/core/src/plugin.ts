@@ -41,7 +41,5 @@ export { STREAM_DEFAULTS } from './config.js';
 export type { ResolvedStreamsConfig } from './config.js';
 export { byName, compareNames, operationError, pascalCase, readsBody, typeNames, typeStem, unwrapNullable, upperFirst } from './internal/operation-rules.js';
 export type { NamedShape, TypeNames } from './internal/operation-rules.js';
-export { defineErrorExtension, extensionsOf } from './http-error.js';
-export type { ErrorExtensionCheck } from './http-error.js';
 export type { ContextSettings } from './context.js';
 export type { ClaimOptions, ListenInfo, Plugin, PluginHost, RequestHook, ResponseHook, UpgradeHandler, WrapOptions } from './plugin-host.js';

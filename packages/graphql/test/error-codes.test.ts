@@ -1,7 +1,8 @@
+import { HTTPError } from '@fw/core';
 import { graphqlErrorCode } from '../src/index.js';
 
-// GraphQL's column of the status table (moved here from @fw/core, whose rows are named ErrorCodes).
-describe("GraphQL's column of the status table", () => {
+// GraphQL's column of the error table: core's ErrorCodes (by default a status's) to extensions.code.
+describe("GraphQL's column of the error table", () => {
   it('maps HTTP statuses to GraphQL codes as DESIGN.md lists them', () => {
     expect(graphqlErrorCode(400)).toBe('BAD_REQUEST');
     expect(graphqlErrorCode(500)).toBe('INTERNAL_SERVER_ERROR');
@@ -13,8 +14,12 @@ describe("GraphQL's column of the status table", () => {
     expect(graphqlErrorCode(405)).toBe('METHOD_NOT_ALLOWED');
   });
 
-  it('keeps the status of an error that names its own gRPC status: a 409 is CONFLICT', () => {
+  it("maps an error's own code, not its status: a 409 is CONFLICT unless its code says more", () => {
     expect(graphqlErrorCode(409)).toBe('CONFLICT');
+    expect(graphqlErrorCode(new HTTPError(409))).toBe('CONFLICT');
+    expect(graphqlErrorCode(new HTTPError(409, 'Taken', undefined, { code: 'already_exists' }))).toBe('ALREADY_EXISTS');
+    expect(graphqlErrorCode(new HTTPError(409, 'No stock', undefined, { code: 'failed_precondition' }))).toBe('FAILED_PRECONDITION');
+    expect(graphqlErrorCode({ statusCode: 404, code: 'gone' })).toBe('NOT_FOUND');
   });
 
   it.each([

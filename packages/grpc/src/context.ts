@@ -4,18 +4,12 @@ import { clientIp, ContextVariables } from '@fw/core/plugin';
 import { deadlineMs, type CallState } from './internal/call-state.js';
 import { headersFromMetadata, peerAddress } from './internal/metadata.js';
 import { statusFromError } from './internal/status.js';
-import type { GrpcCall, GrpcRpcInfo, RpcInfo } from './types.js';
+import type { GrpcCall, GrpcRpcInfo } from './types.js';
 
 declare module '@fw/core' {
   interface ProtocolNames {
     /** gRPC calls, served by `@fw/grpc` on its own port. */
     grpc: true;
-  }
-  interface RequestContext {
-    /** The called RPC (gRPC calls only; the same object as `procedure`). */
-    readonly rpc?: RpcInfo | undefined;
-    /** The gRPC status code the call ended with (gRPC calls only; undefined while it runs). */
-    readonly grpcCode?: number | undefined;
   }
 }
 
@@ -24,9 +18,10 @@ let make: (state: CallState) => GrpcContext;
 
 /**
  * The per-call context of a gRPC call: core's `RequestContext` (what protocol-neutral middleware
- * relies on) plus what gRPC adds (`call`, `metadata`, `request`, `deadline`, `signal`, `grpcCode`,
- * and `status()`/`json()`/`text()` for middleware written the HTTP way). Handlers reach it as
- * `call.ctx`; middleware typed on `RequestContext` narrows to it with `ctx instanceof GrpcContext`.
+ * relies on; its `procedure` is the called RPC, its `protocolStatus` the gRPC status) plus what
+ * gRPC adds (`call`, `metadata`, `request`, `deadline`, and `status()`/`json()`/`text()` for
+ * middleware written the HTTP way). Handlers reach it as `call.ctx`; middleware typed on
+ * `RequestContext` narrows to it with `ctx instanceof GrpcContext`.
  */
 export class GrpcContext<TRequest = unknown> implements RequestContext {
   /** The user set by authentication middleware. */
@@ -63,7 +58,7 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
     return 'grpc';
   }
 
-  /** Always `'POST'`: gRPC runs over HTTP/2 POST requests (the called method is in `rpc`). */
+  /** Always `'POST'`: gRPC runs over HTTP/2 POST requests (the called method is in `procedure`). */
   get method(): 'POST' {
     return 'POST';
   }
@@ -78,12 +73,7 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
     return this.#call.method.path;
   }
 
-  /** The service, method and kind of the call. */
-  get rpc(): GrpcRpcInfo {
-    return this.#call.method.rpc;
-  }
-
-  /** The called procedure, as core's protocol-neutral members name it: the same object as `rpc`. */
+  /** The called RPC: its service (`<package>.<Service>`), method and kind (`unary`, `serverStream`, ...). */
   get procedure(): GrpcRpcInfo {
     return this.#call.method.rpc;
   }
@@ -122,17 +112,12 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
     return (this.#ip ??= clientIp(peerAddress(this.#call.call.getPeer()), this.headers['x-forwarded-for'], this.#call.settings.trustProxy));
   }
 
-  /** 200 on success, else `httpStatusFromGrpc(grpcCode)`; 0 while the call runs. */
+  /** 200 on success, else `httpStatusFromGrpc(protocolStatus)`; 0 while the call runs. */
   get statusCode(): number {
     return this.#call.statusCode;
   }
 
-  /** The gRPC status the call ended (or ends) with: set once it is known, 0 on success. */
-  get grpcCode(): number | undefined {
-    return this.#call.grpcCode;
-  }
-
-  /** The gRPC status the call ended with, as core's protocol-neutral members name it: `grpcCode`. */
+  /** The gRPC status the call ended (or ends) with: set once it is known, 0 on success; undefined while it runs. */
   get protocolStatus(): number | undefined {
     return this.#call.grpcCode;
   }

@@ -1,9 +1,8 @@
-import { errorCodeOf, type ErrorCode } from '@fw/core';
-import { defineErrorExtension } from '@fw/core/plugin';
+import { ERROR_CODE_STATUS, errorCodeOf, type ErrorCode, type ErrorCodeSource } from '@fw/core';
 
 /**
- * gRPC's column of the status table: the gRPC status each of core's error codes becomes, the way
- * back, and the `grpcStatus` option of `HTTPError` for an error whose row is not the right one.
+ * gRPC's column of the error table: the gRPC status each of core's error codes becomes, and the
+ * code (and its HTTP status) each gRPC status stands for the other way.
  */
 
 /** gRPC status codes (numeric values from the gRPC specification). */
@@ -27,12 +26,28 @@ export const GRPC_STATUS = {
   UNAUTHENTICATED: 16,
 } as const;
 
-/** The gRPC status each of core's error codes (a row of the status table) becomes. */
+/**
+ * The gRPC status each of core's error codes becomes. Every gRPC error status is the code of the
+ * same name; the codes HTTP adds become the nearest status (`conflict` ALREADY_EXISTS, a 413
+ * RESOURCE_EXHAUSTED, a 405 UNIMPLEMENTED).
+ */
 export const GRPC_STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  cancelled: GRPC_STATUS.CANCELLED,
+  unknown: GRPC_STATUS.UNKNOWN,
   invalid_argument: GRPC_STATUS.INVALID_ARGUMENT,
-  unauthenticated: GRPC_STATUS.UNAUTHENTICATED,
-  permission_denied: GRPC_STATUS.PERMISSION_DENIED,
+  deadline_exceeded: GRPC_STATUS.DEADLINE_EXCEEDED,
   not_found: GRPC_STATUS.NOT_FOUND,
+  already_exists: GRPC_STATUS.ALREADY_EXISTS,
+  permission_denied: GRPC_STATUS.PERMISSION_DENIED,
+  resource_exhausted: GRPC_STATUS.RESOURCE_EXHAUSTED,
+  failed_precondition: GRPC_STATUS.FAILED_PRECONDITION,
+  aborted: GRPC_STATUS.ABORTED,
+  out_of_range: GRPC_STATUS.OUT_OF_RANGE,
+  unimplemented: GRPC_STATUS.UNIMPLEMENTED,
+  internal: GRPC_STATUS.INTERNAL,
+  unavailable: GRPC_STATUS.UNAVAILABLE,
+  data_loss: GRPC_STATUS.DATA_LOSS,
+  unauthenticated: GRPC_STATUS.UNAUTHENTICATED,
   method_not_allowed: GRPC_STATUS.UNIMPLEMENTED,
   request_timeout: GRPC_STATUS.DEADLINE_EXCEEDED,
   conflict: GRPC_STATUS.ALREADY_EXISTS,
@@ -40,60 +55,45 @@ export const GRPC_STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.f
   unsupported_media_type: GRPC_STATUS.INVALID_ARGUMENT,
   unprocessable_entity: GRPC_STATUS.INVALID_ARGUMENT,
   too_many_requests: GRPC_STATUS.RESOURCE_EXHAUSTED,
-  internal: GRPC_STATUS.INTERNAL,
   not_implemented: GRPC_STATUS.UNIMPLEMENTED,
-  unavailable: GRPC_STATUS.UNAVAILABLE,
-  deadline_exceeded: GRPC_STATUS.DEADLINE_EXCEEDED,
 });
 
-/** The HTTP status each gRPC status stands for when it comes back the other way. */
-const FROM_GRPC: Record<number, number> = {
-  [GRPC_STATUS.OK]: 200,
-  [GRPC_STATUS.CANCELLED]: 499,
-  [GRPC_STATUS.INVALID_ARGUMENT]: 400,
-  [GRPC_STATUS.DEADLINE_EXCEEDED]: 504,
-  [GRPC_STATUS.NOT_FOUND]: 404,
-  [GRPC_STATUS.ALREADY_EXISTS]: 409,
-  [GRPC_STATUS.PERMISSION_DENIED]: 403,
-  [GRPC_STATUS.RESOURCE_EXHAUSTED]: 429,
-  [GRPC_STATUS.FAILED_PRECONDITION]: 400,
-  [GRPC_STATUS.ABORTED]: 409,
-  [GRPC_STATUS.OUT_OF_RANGE]: 400,
-  [GRPC_STATUS.UNIMPLEMENTED]: 501,
-  [GRPC_STATUS.UNAVAILABLE]: 503,
-  [GRPC_STATUS.UNAUTHENTICATED]: 401,
-};
+/** The code each gRPC error status (1–16) stands for: the one of the same name. */
+const CODE_OF_GRPC_STATUS: ReadonlyMap<number, ErrorCode> = new Map<number, ErrorCode>([
+  [GRPC_STATUS.CANCELLED, 'cancelled'],
+  [GRPC_STATUS.UNKNOWN, 'unknown'],
+  [GRPC_STATUS.INVALID_ARGUMENT, 'invalid_argument'],
+  [GRPC_STATUS.DEADLINE_EXCEEDED, 'deadline_exceeded'],
+  [GRPC_STATUS.NOT_FOUND, 'not_found'],
+  [GRPC_STATUS.ALREADY_EXISTS, 'already_exists'],
+  [GRPC_STATUS.PERMISSION_DENIED, 'permission_denied'],
+  [GRPC_STATUS.RESOURCE_EXHAUSTED, 'resource_exhausted'],
+  [GRPC_STATUS.FAILED_PRECONDITION, 'failed_precondition'],
+  [GRPC_STATUS.ABORTED, 'aborted'],
+  [GRPC_STATUS.OUT_OF_RANGE, 'out_of_range'],
+  [GRPC_STATUS.UNIMPLEMENTED, 'unimplemented'],
+  [GRPC_STATUS.INTERNAL, 'internal'],
+  [GRPC_STATUS.UNAVAILABLE, 'unavailable'],
+  [GRPC_STATUS.DATA_LOSS, 'data_loss'],
+  [GRPC_STATUS.UNAUTHENTICATED, 'unauthenticated'],
+]);
 
-/** Maps a gRPC status code to the HTTP status it stands for (the usual gateway mapping; unknown → 500). */
+/**
+ * The HTTP status a gRPC status stands for: 200 for OK, else the default status of its code
+ * (RESOURCE_EXHAUSTED 429, CANCELLED 499, FAILED_PRECONDITION 400); 500 for a number that is no status.
+ */
 export function httpStatusFromGrpc(code: number): number {
-  return FROM_GRPC[code] ?? 500;
+  if (code === GRPC_STATUS.OK) return 200;
+  const errorCode = CODE_OF_GRPC_STATUS.get(code);
+  return errorCode === undefined ? 500 : ERROR_CODE_STATUS[errorCode];
 }
 
 /**
- * The gRPC status an HTTPError answers a gRPC call with: its own `grpcStatus` when it names one,
- * else gRPC's column of the status table for its `statusCode` (anything without a row is INTERNAL).
+ * The gRPC status an HTTPError answers a gRPC call with: gRPC's column for its `code` (for an
+ * error without one, the default code of its `statusCode`; anything without a row is INTERNAL).
+ * @example
+ * grpcStatusOf(new HTTPError(409, 'Not enough stock', undefined, { code: 'failed_precondition' })); // 9
  */
-export function grpcStatusOf(err: { statusCode: number; grpcStatus?: number | undefined }): number {
-  return err.grpcStatus ?? GRPC_STATUS_OF_CODE[errorCodeOf(err.statusCode)];
+export function grpcStatusOf(err: ErrorCodeSource): number {
+  return GRPC_STATUS_OF_CODE[errorCodeOf(err)];
 }
-
-declare module '@fw/core' {
-  interface HTTPErrorExtensions {
-    /**
-     * The gRPC status code (a `GRPC_STATUS` value, 1–16) to answer gRPC calls with, overriding the
-     * status table's row for `statusCode` (a 409 "not enough stock" is `FAILED_PRECONDITION`, not
-     * `ALREADY_EXISTS`). HTTP and GraphQL still use `statusCode`. Any other value is ignored.
-     * @default the status table's row for `statusCode`
-     */
-    grpcStatus?: number;
-  }
-}
-
-/** Whether `value` is a gRPC status an error may name: an integer 1–16 (0 is OK, not an error). */
-function isErrorStatus(value: unknown): boolean {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 16;
-}
-
-// Loading this package teaches HTTPError the option: before, `grpcStatus` is not read (no gRPC
-// call can be answered before this package is loaded).
-defineErrorExtension('grpcStatus', isErrorStatus);

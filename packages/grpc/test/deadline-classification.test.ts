@@ -61,7 +61,7 @@ describe('how a cancelled call with a deadline is classified', () => {
         try {
           await next();
         } finally {
-          outcomes.push(ctx instanceof GrpcContext ? ctx.grpcCode : undefined);
+          outcomes.push(ctx instanceof GrpcContext ? ctx.protocolStatus : undefined);
         }
       }),
     );

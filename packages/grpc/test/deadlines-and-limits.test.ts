@@ -7,7 +7,7 @@ import { client, failure, sleep, start, unary, wrap, type EchoReply, type EchoRe
 describe('deadlines and cancellation', () => {
   let server: Started;
   let echo: grpc.Client;
-  const outcomes: Array<{ path: string; grpcCode: number | undefined }> = [];
+  const outcomes: Array<{ path: string; protocolStatus: number | undefined }> = [];
   let lastRun: { aborted: unknown; finishedAt: number; startedAt: number } | undefined;
 
   const Slow: GrpcUnaryHandler<EchoRequest, Partial<EchoReply>> = async (call) => {
@@ -32,7 +32,7 @@ describe('deadlines and cancellation', () => {
         try {
           await next();
         } finally {
-          outcomes.push({ path: ctx.path, grpcCode: ctx instanceof GrpcContext ? ctx.grpcCode : undefined });
+          outcomes.push({ path: ctx.path, protocolStatus: ctx instanceof GrpcContext ? ctx.protocolStatus : undefined });
         }
       }),
     );
@@ -70,7 +70,7 @@ describe('deadlines and cancellation', () => {
     // A deadline that passed is no cancellation by the client.
     expect(isClientGone(lastRun!.aborted)).toBe(false);
     expect(lastRun!.finishedAt - lastRun!.startedAt).toBeLessThan(1000);
-    expect(outcomes).toEqual([{ path: '/fwtest.Echo/Slow', grpcCode: grpc.status.DEADLINE_EXCEEDED }]);
+    expect(outcomes).toEqual([{ path: '/fwtest.Echo/Slow', protocolStatus: grpc.status.DEADLINE_EXCEEDED }]);
   });
 
   it('aborts ctx.signal when the client cancels, and records CANCELLED', async () => {
@@ -79,7 +79,7 @@ describe('deadlines and cancellation', () => {
     call.cancel();
     for (let i = 0; i < 50 && outcomes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(lastRun!.aborted).toMatchObject({ name: 'GrpcError', code: grpc.status.CANCELLED });
-    expect(outcomes).toEqual([{ path: '/fwtest.Echo/Slow', grpcCode: grpc.status.CANCELLED }]);
+    expect(outcomes).toEqual([{ path: '/fwtest.Echo/Slow', protocolStatus: grpc.status.CANCELLED }]);
   });
 
   it("marks the client's cancellation as such: not logged, and no server error to error middleware", async () => {

@@ -64,7 +64,7 @@ describe('error mapping never throws and masks what it does not recognise', () =
     const { mode, message } = call.request;
     if (mode.startsWith('hostile-')) throw hostile(mode.slice('hostile-'.length));
     if (mode.startsWith('incidental-')) throw incidental(mode.slice('incidental-'.length));
-    if (mode === 'grpc-status') throw new HTTPError(409, message, undefined, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+    if (mode === 'code') throw new HTTPError(409, message, undefined, { code: 'failed_precondition' });
     if (mode === 'grpc-error') throw new GrpcError(GRPC_STATUS.ABORTED, message);
     if (mode === 'service-error') {
       const metadata = new grpc.Metadata();
@@ -192,8 +192,8 @@ describe('error mapping never throws and masks what it does not recognise', () =
     expect(err.metadata.get('x-upstream')).toEqual(['inventory']);
   });
 
-  it('answers with the gRPC status an HTTPError names (grpcStatus), keeping its message', async () => {
-    const err = await failure(unary(echo, 'Fail', { mode: 'grpc-status', message: 'Not enough stock' }));
+  it("answers with the gRPC status of an HTTPError's own code, keeping its message", async () => {
+    const err = await failure(unary(echo, 'Fail', { mode: 'code', message: 'Not enough stock' }));
     expect(err.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(err.details).toBe('Not enough stock');
     expect(server.logs).toHaveLength(0);

@@ -189,9 +189,9 @@ describe('host.wrap() wrappers around gRPC calls', () => {
     protocol: string;
     method: string;
     path: string;
-    rpc: unknown;
+    procedure: unknown;
     traceHeader: string | undefined;
-    grpcCode: number | undefined;
+    protocolStatus: number | undefined;
     statusCode: number;
     threw: string | undefined;
     order: string[];
@@ -228,9 +228,9 @@ describe('host.wrap() wrappers around gRPC calls', () => {
             protocol: ctx.protocol,
             method: ctx.method,
             path: ctx.path,
-            rpc: ctx.rpc,
+            procedure: ctx.procedure,
             traceHeader: ctx.headers['x-trace'] as string | undefined,
-            grpcCode: undefined,
+            protocolStatus: undefined,
             statusCode: 0,
             threw: undefined,
             order: [],
@@ -242,7 +242,7 @@ describe('host.wrap() wrappers around gRPC calls', () => {
             record.threw = (err as Error).message;
             throw err;
           } finally {
-            record.grpcCode = ctx instanceof GrpcContext ? ctx.grpcCode : undefined;
+            record.protocolStatus = ctx instanceof GrpcContext ? ctx.protocolStatus : undefined;
             record.statusCode = ctx.statusCode;
             record.order = (ctx.state.order as string[]) ?? [];
           }
@@ -260,16 +260,16 @@ describe('host.wrap() wrappers around gRPC calls', () => {
     seen.length = 0;
   });
 
-  it('sees the gRPC context and grpcCode 0 / statusCode 200 after a successful call', async () => {
+  it('sees the gRPC context and protocolStatus 0 / statusCode 200 after a successful call', async () => {
     await unary(echo, 'Unary', { message: 'hi' }, { metadata: { 'x-trace': 'abc' } });
     expect(seen).toEqual([
       {
         protocol: 'grpc',
         method: 'POST',
         path: '/fwtest.Echo/Unary',
-        rpc: { service: 'fwtest.Echo', method: 'Unary', type: 'unary' },
+        procedure: { service: 'fwtest.Echo', method: 'Unary', type: 'unary' },
         traceHeader: 'abc',
-        grpcCode: 0,
+        protocolStatus: 0,
         statusCode: 200,
         threw: undefined,
         order: ['middleware', 'handler'],
@@ -277,24 +277,24 @@ describe('host.wrap() wrappers around gRPC calls', () => {
     ]);
   });
 
-  it('sees the mapped grpcCode and the error when the handler throws', async () => {
+  it('sees the mapped protocolStatus and the error when the handler throws', async () => {
     await failure(unary(echo, 'Unary', { message: 'missing' }));
-    expect(seen[0]).toMatchObject({ grpcCode: grpc.status.NOT_FOUND, statusCode: 404, threw: 'No such thing' });
+    expect(seen[0]).toMatchObject({ protocolStatus: grpc.status.NOT_FOUND, statusCode: 404, threw: 'No such thing' });
   });
 
-  it('sees the mapped grpcCode when middleware rejects the call', async () => {
+  it('sees the mapped protocolStatus when middleware rejects the call', async () => {
     await failure(unary(echo, 'Unary', {}, { metadata: { 'x-deny': '1' } }));
-    expect(seen[0]).toMatchObject({ grpcCode: grpc.status.UNAUTHENTICATED, statusCode: 401, threw: 'Denied by middleware', order: ['middleware'] });
+    expect(seen[0]).toMatchObject({ protocolStatus: grpc.status.UNAUTHENTICATED, statusCode: 401, threw: 'Denied by middleware', order: ['middleware'] });
   });
 
   it('wraps UNIMPLEMENTED methods too', async () => {
     await failure(unary(echo, 'UnaryAsync', {}));
-    expect(seen[0]).toMatchObject({ path: '/fwtest.Echo/UnaryAsync', grpcCode: grpc.status.UNIMPLEMENTED, statusCode: 501 });
+    expect(seen[0]).toMatchObject({ path: '/fwtest.Echo/UnaryAsync', protocolStatus: grpc.status.UNIMPLEMENTED, statusCode: 501 });
   });
 
-  it('sees grpcCode 0 only once a server stream has finished', async () => {
+  it('sees protocolStatus 0 only once a server stream has finished', async () => {
     const items = await collect(streams(echo).ServerStream({}));
     expect(items.map((i) => i.message)).toEqual(['one', 'two']);
-    expect(seen[0]).toMatchObject({ rpc: { service: 'fwtest.Echo', method: 'ServerStream', type: 'serverStream' }, grpcCode: 0, statusCode: 200 });
+    expect(seen[0]).toMatchObject({ procedure: { service: 'fwtest.Echo', method: 'ServerStream', type: 'serverStream' }, protocolStatus: 0, statusCode: 200 });
   });
 });

@@ -11,7 +11,7 @@ describe('the gRPC call context as a RequestContext', () => {
     protocol: string;
     method: string;
     path: string;
-    rpc: RequestContext['rpc'];
+    procedure: RequestContext['procedure'];
     statusCode: number;
     tenantAfter: string;
   }
@@ -21,7 +21,7 @@ describe('the gRPC call context as a RequestContext', () => {
 
   // Typed on the protocol-neutral context: the same function would run on REST and GraphQL.
   const record: Middleware<RequestContext> = async (ctx, next) => {
-    const entry: Seen = { protocol: ctx.protocol, method: ctx.method, path: ctx.path, rpc: ctx.rpc, statusCode: 0, tenantAfter: '' };
+    const entry: Seen = { protocol: ctx.protocol, method: ctx.method, path: ctx.path, procedure: ctx.procedure, statusCode: 0, tenantAfter: '' };
     seen.push(entry);
     try {
       await next();
@@ -49,14 +49,14 @@ describe('the gRPC call context as a RequestContext', () => {
   afterAll(() => stop(server, echo));
   beforeEach(() => void (seen.length = 0));
 
-  it("says method 'POST' (the HTTP verb gRPC runs on), the RPC path in path and the called RPC in rpc", async () => {
+  it("says method 'POST' (the HTTP verb gRPC runs on), the RPC path in path and the called RPC in procedure", async () => {
     await unary(echo, 'Unary', {});
     expect(seen).toEqual([
       {
         protocol: 'grpc',
         method: 'POST',
         path: '/fwtest.Echo/Unary',
-        rpc: { service: 'fwtest.Echo', method: 'Unary', type: 'unary' },
+        procedure: { service: 'fwtest.Echo', method: 'Unary', type: 'unary' },
         statusCode: 200,
         tenantAfter: 'public',
       },
@@ -172,7 +172,7 @@ describe('where the gRPC plugin logs', () => {
         setup: (h) =>
           void h.wrap(async (ctx: RequestContext, next: Next) => {
             await next();
-            if (ctx instanceof GrpcContext) codes.push(ctx.grpcCode);
+            if (ctx instanceof GrpcContext) codes.push(ctx.protocolStatus);
           }),
       }),
     );
@@ -184,5 +184,13 @@ describe('where the gRPC plugin logs', () => {
       echo.close();
       await server.app.close();
     }
+  });
+});
+
+describe("the gRPC context's names", () => {
+  it("names the called RPC and its status once, with core's neutral members", () => {
+    const members = Object.getOwnPropertyNames(GrpcContext.prototype);
+    expect(members).toEqual(expect.arrayContaining(['procedure', 'protocolStatus', 'protocolStatusOf']));
+    expect(members.filter((name) => name === 'rpc' || name === 'grpcCode')).toEqual([]);
   });
 });

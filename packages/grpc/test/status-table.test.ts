@@ -1,7 +1,7 @@
-import { HTTPError } from '@fw/core';
+import { ERROR_CODE_STATUS, HTTPError, type ErrorCode } from '@fw/core';
 import { GRPC_STATUS, grpcStatusOf, httpStatusFromGrpc } from '../src/index.js';
 
-// gRPC's column of the status table (moved here from @fw/core, whose rows are named ErrorCodes).
+// gRPC's column of the error table: core's ErrorCodes (a status's default code) to gRPC statuses and back.
 const grpcOf = (statusCode: number): number => grpcStatusOf({ statusCode });
 
 describe("gRPC's column of the status table", () => {
@@ -44,27 +44,30 @@ describe("gRPC's column of the status table", () => {
   });
 });
 
-describe('grpcStatusOf and HTTPError.grpcStatus', () => {
-  it('uses the status table row when the error names no gRPC status', () => {
+describe("grpcStatusOf and an HTTPError's code", () => {
+  it('uses the default code of the status when the error names none', () => {
     expect(grpcStatusOf(new HTTPError(409, 'Taken'))).toBe(GRPC_STATUS.ALREADY_EXISTS);
     expect(grpcStatusOf(new HTTPError(418))).toBe(GRPC_STATUS.INTERNAL);
     expect(grpcStatusOf({ statusCode: 404 })).toBe(GRPC_STATUS.NOT_FOUND);
   });
 
-  it('prefers the gRPC status the error names', () => {
-    const err = new HTTPError(409, 'Not enough stock', undefined, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
-    expect(err.grpcStatus).toBe(GRPC_STATUS.FAILED_PRECONDITION);
+  it('maps the code the error names, whatever its status', () => {
+    const err = new HTTPError(409, 'Not enough stock', undefined, { code: 'failed_precondition' });
     expect(err.statusCode).toBe(409);
     expect(grpcStatusOf(err)).toBe(GRPC_STATUS.FAILED_PRECONDITION);
+    expect(grpcStatusOf(new HTTPError(409, 'Write conflict', undefined, { code: 'aborted' }))).toBe(GRPC_STATUS.ABORTED);
   });
 
-  it('accepts every code from 1 to 16', () => {
-    for (let code = 1; code <= 16; code++) expect(grpcStatusOf(new HTTPError(400, 'x', undefined, { grpcStatus: code }))).toBe(code);
+  it('reaches every gRPC error status, 1 to 16, through the code of the same name', () => {
+    for (const [name, status] of Object.entries(GRPC_STATUS)) {
+      if (status === GRPC_STATUS.OK) continue;
+      const code = name.toLowerCase() as ErrorCode;
+      expect(grpcStatusOf(new HTTPError(400, 'x', undefined, { code }))).toBe(status);
+      expect(httpStatusFromGrpc(status)).toBe(ERROR_CODE_STATUS[code]);
+    }
   });
 
-  it.each([0, 17, 2.5, -1, Number.NaN, '9' as unknown as number])('ignores the invalid grpcStatus %p and falls back to the table', (grpcStatus) => {
-    const err = new HTTPError(404, 'Missing', undefined, { grpcStatus });
-    expect(err.grpcStatus).toBeUndefined();
-    expect(grpcStatusOf(err)).toBe(GRPC_STATUS.NOT_FOUND);
+  it('falls back to the status for a code that is not one (an error from another copy of core)', () => {
+    expect(grpcStatusOf({ statusCode: 404, code: 'gone' })).toBe(GRPC_STATUS.NOT_FOUND);
   });
 });

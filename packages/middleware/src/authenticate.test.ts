@@ -270,4 +270,13 @@ describe('authenticate on a gRPC context', () => {
     expect((invalid as HTTPError).headers).toEqual({ 'WWW-Authenticate': 'Bearer error="invalid_token"' });
     expect((invalid as HTTPError).cause).toBeInstanceOf(Error);
   });
+
+  it("keeps the code of a verifier's 401 when it adds the challenge", async () => {
+    const expired = (): never => {
+      throw new HTTPError(401, 'Session revoked', undefined, { code: 'permission_denied' });
+    };
+    const error: unknown = await authenticate(expired)(grpcContext({ authorization: 'Bearer x' }), () => Promise.resolve()).catch((err: unknown) => err);
+    expect((error as HTTPError).code).toBe('permission_denied');
+    expect((error as HTTPError).headers).toEqual({ 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  });
 });

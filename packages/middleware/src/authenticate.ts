@@ -1,5 +1,5 @@
-import { HTTPError, isHTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
-import { bearerToken, extensionsOf } from '@fw/core/plugin';
+import { errorCodeOf, HTTPError, isHTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
+import { bearerToken } from '@fw/core/plugin';
 import { firstValue } from './internal/headers.js';
 import type { AuthenticateConfig, TokenVerifier, VerifyFunction } from './types.js';
 
@@ -102,10 +102,10 @@ function createAuthenticate(config: AuthenticateConfig): AuthenticateMiddleware 
       user = await verify(token, ctx);
     } catch (err) {
       if (isHTTPError(err)) {
-        // A verifier's own 401 ("token has no exp") still needs the RFC 6750 challenge; the
-        // protocol-specific options it was given (a gRPC status) carry over.
+        // A verifier's own 401 ("token has no exp") still needs the RFC 6750 challenge; the code
+        // it was given carries over.
         if (err.statusCode === 401 && !hasChallenge(err.headers)) {
-          throw new HTTPError(401, err.message, err.details, { ...extensionsOf(err), cause: err, headers: { ...err.headers, ...invalidChallenge }, expose: err.expose });
+          throw new HTTPError(401, err.message, err.details, { code: errorCodeOf(err), cause: err, headers: { ...err.headers, ...invalidChallenge }, expose: err.expose });
         }
         throw err;
       }

@@ -1,5 +1,5 @@
 import { Application, compose, errorCodeOf, HTTPError, isHTTPError, OPERATION_NAME, OPERATION_TYPE, type ContextKey, type ErrorCode, type Middleware, type ProcedureInfo, type RequestContext } from '@fw/core';
-import { ContextVariables, defineErrorExtension, markClientGone, type PluginHost } from '@fw/core/plugin';
+import { ContextVariables, markClientGone, type PluginHost } from '@fw/core/plugin';
 import { isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
@@ -24,17 +24,15 @@ import { onlySpan, PARENT_SPAN_ID, PARENT_TRACE_ID, PARENT_TRACEPARENT, parseTra
 // the cross-protocol contract says they do.
 
 // What the stand-in for the gRPC package uses of it: the codes of this file (@fw/grpc's
-// GRPC_STATUS), its HTTP equivalents, its column of the status table, and the `grpcStatus` option
-// of HTTPError, declared and registered as @fw/grpc declares and registers it.
+// GRPC_STATUS), its HTTP equivalents and its column of the error table, read for an HTTPError's code.
 const GRPC_STATUS = { OK: 0, NOT_FOUND: 5, ALREADY_EXISTS: 6, FAILED_PRECONDITION: 9, INTERNAL: 13, UNAVAILABLE: 14 } as const;
 const HTTP_OF_GRPC: Record<number, number> = { 0: 200, 5: 404, 6: 409, 9: 400, 13: 500, 14: 503 };
-const GRPC_OF_CODE: Partial<Record<ErrorCode, number>> = { conflict: GRPC_STATUS.ALREADY_EXISTS, not_found: GRPC_STATUS.NOT_FOUND, unavailable: GRPC_STATUS.UNAVAILABLE };
-declare module '@fw/core' {
-  interface HTTPErrorExtensions {
-    grpcStatus?: number;
-  }
-}
-defineErrorExtension('grpcStatus', (value) => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 16);
+const GRPC_OF_CODE: Partial<Record<ErrorCode, number>> = {
+  conflict: GRPC_STATUS.ALREADY_EXISTS,
+  failed_precondition: GRPC_STATUS.FAILED_PRECONDITION,
+  not_found: GRPC_STATUS.NOT_FOUND,
+  unavailable: GRPC_STATUS.UNAVAILABLE,
+};
 const httpStatusFromGrpc = (code: number): number => HTTP_OF_GRPC[code] ?? 500;
 
 const exporter = new InMemorySpanExporter();
@@ -113,7 +111,7 @@ class GrpcCallContext implements RequestContext {
 
   protocolStatusOf(error: unknown): number {
     if (!isHTTPError(error)) return GRPC_STATUS.INTERNAL;
-    return error.grpcStatus ?? GRPC_OF_CODE[errorCodeOf(error.statusCode)] ?? GRPC_STATUS.INTERNAL;
+    return GRPC_OF_CODE[errorCodeOf(error)] ?? GRPC_STATUS.INTERNAL;
   }
 
   setHeader(key: string, value: string): this {
@@ -263,9 +261,9 @@ describe('gRPC calls', () => {
     expect(conflict.status.code).toBe(SpanStatusCode.UNSET);
   });
 
-  it('maps a thrown HTTPError to the gRPC status it names itself', async () => {
+  it('maps a thrown HTTPError to the gRPC status of its own code', async () => {
     await runGrpc(grpcContext('orders.OrderService', 'Create'), () => {
-      throw new HTTPError(409, 'Out of stock', undefined, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+      throw new HTTPError(409, 'Out of stock', undefined, { code: 'failed_precondition' });
     });
     expect(onlySpan(exporter, 'orders.OrderService/Create').attributes[ATTR_RPC_GRPC_STATUS_CODE]).toBe(GRPC_STATUS.FAILED_PRECONDITION);
   });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { HTTPError } from '@fw/app';
-import { GRPC_STATUS } from '@fw/app/grpc';
 import type { StoreRepository } from './repository.js';
 import { quantitiesPerBook, requireCustomer, type RequestedLine } from './rules.js';
 import { ORDER_STATUSES, type Book, type BookQuery, type NewBook, type Order, type OrderStatus, type Page, type StockReason, type StoreEvents, type User } from './types.js';
@@ -80,8 +79,8 @@ export class Store {
       for (const book of books) {
         const quantity = wanted.get(book.id)!;
         if (book.stock < quantity) {
-          // A state the caller can change (order fewer), not a duplicate: FAILED_PRECONDITION over gRPC.
-          throw new HTTPError(409, 'Not enough stock', { bookId: book.id, available: book.stock, requested: quantity }, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+          // A state the caller can change (order fewer), not a duplicate: failed_precondition, not conflict.
+          throw new HTTPError(409, 'Not enough stock', { bookId: book.id, available: book.stock, requested: quantity }, { code: 'failed_precondition' });
         }
       }
       const order: Order = {
@@ -112,7 +111,7 @@ export class Store {
       const order = await this.repo.getOrder(id);
       if (order === undefined) throw new HTTPError(404, `Order ${id} not found`);
       if (ORDER_STATUSES.indexOf(status) <= ORDER_STATUSES.indexOf(order.status)) {
-        throw new HTTPError(409, `Order ${id} is ${order.status}: it cannot become ${status}`, { status: order.status }, { grpcStatus: GRPC_STATUS.FAILED_PRECONDITION });
+        throw new HTTPError(409, `Order ${id} is ${order.status}: it cannot become ${status}`, { status: order.status }, { code: 'failed_precondition' });
       }
       const next = { ...order, status };
       await this.repo.saveOrder(next);

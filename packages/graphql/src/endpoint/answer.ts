@@ -1,4 +1,4 @@
-import { statusText, type Context, type HTTPError } from '@fw/core';
+import { statusText, type Context, type ErrorCodeSource, type HTTPError } from '@fw/core';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { MASKED_MESSAGE, graphqlErrorCode, type ErrorFormatter } from '../internal/errors.js';
 import type { AcceptedMediaType } from './negotiation.js';
@@ -42,9 +42,13 @@ export function errorResponse(
   ];
 }
 
-/** A GraphQL error for a request refused before execution, with `extensions: { code, status }`. */
-export function requestError(status: number, message: string, extra?: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: graphqlErrorCode(status), status, ...extra } });
+/**
+ * A GraphQL error for a request refused before execution, with `extensions: { code, status }`: for
+ * an HTTP status, or for an error (its code and status).
+ */
+export function requestError(refusal: number | ErrorCodeSource, message: string, extra?: Record<string, unknown>): GraphQLError {
+  const status = typeof refusal === 'number' ? refusal : refusal.statusCode;
+  return new GraphQLError(message, { extensions: { code: graphqlErrorCode(refusal), status, ...extra } });
 }
 
 /** A 400 refusing the request's parameters, as JSON. */
@@ -60,7 +64,7 @@ export function badRequest(message: string): HandlerResponse {
 export function thrownResponse(thrown: unknown, error: HTTPError, maskErrors: boolean, mediaType: AcceptedMediaType | undefined): HandlerResponse {
   const message = error.expose || !maskErrors ? (thrown instanceof Error ? thrown.message : error.message) : MASKED_MESSAGE;
   const extra = error.expose && error.details !== undefined ? { details: error.details } : undefined;
-  return errorResponse(error.statusCode, [requestError(error.statusCode, message, extra)], mediaType, error.headers);
+  return errorResponse(error.statusCode, [requestError(error, message, extra)], mediaType, error.headers);
 }
 
 /**

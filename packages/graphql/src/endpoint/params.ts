@@ -63,7 +63,7 @@ export async function readParams(
       body = await ctx.parseBody();
     } catch (err) {
       const error = toHTTPError(err);
-      return errorResponse(error.statusCode, [requestError(error.statusCode, error.expose ? error.message : MASKED_MESSAGE)], 'application/json', error.headers);
+      return errorResponse(error.statusCode, [requestError(error, error.expose ? error.message : MASKED_MESSAGE)], 'application/json', error.headers);
     }
     if (Array.isArray(body)) return badRequest('Batched requests are not supported: send one operation per request, as a JSON object.');
     if (body === undefined) return badRequest('Missing request body: POST a JSON object such as {"query": "{ __typename }"}.');

@@ -58,6 +58,16 @@ describe('createErrorFormatter', () => {
     expect(at(new HTTPError(400, 'Validation failed', { errors }))).toEqual({ message: 'Validation failed', path: ['addBook'], extensions: { code: 'BAD_REQUEST', status: 400, details: { errors } } });
   });
 
+  it("gives a resolver's HTTPError the extensions.code of its own code, keeping its status", () => {
+    const at = (original: Error): unknown => json(new GraphQLError(original.message, { path: ['order'], originalError: original }));
+    expect(at(new HTTPError(409, 'Not enough stock', undefined, { code: 'failed_precondition' }))).toEqual({
+      message: 'Not enough stock',
+      path: ['order'],
+      extensions: { code: 'FAILED_PRECONDITION', status: 409 },
+    });
+    expect(at(new HTTPError(409, 'Taken'))).toEqual({ message: 'Taken', path: ['order'], extensions: { code: 'CONFLICT', status: 409 } });
+  });
+
   it('masks a resolver error whose statusCode getter throws', () => {
     const thrown = Object.assign(new Error('secret'), {});
     Object.defineProperty(thrown, 'statusCode', {

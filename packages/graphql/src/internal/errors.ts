@@ -1,14 +1,30 @@
-import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode } from '@fw/core';
+import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode, type ErrorCodeSource } from '@fw/core';
 import { isClientGone } from '@fw/core/plugin';
 import { GraphQLError } from 'graphql';
 import type { GraphQLLogger } from '../types.js';
 
-/** GraphQL's column of the status table: the `extensions.code` each of core's error codes becomes. */
+/**
+ * GraphQL's column of the error table: the `extensions.code` each of core's error codes becomes.
+ * The codes with a default HTTP status keep the names they had as statuses (`BAD_REQUEST`,
+ * `CONFLICT`, `SERVICE_UNAVAILABLE`); the others are their own name in capitals (`ALREADY_EXISTS`).
+ */
 export const GRAPHQL_CODE_OF_CODE: Readonly<Record<ErrorCode, string>> = Object.freeze({
+  cancelled: 'CANCELLED',
+  unknown: 'UNKNOWN',
   invalid_argument: 'BAD_REQUEST',
-  unauthenticated: 'UNAUTHENTICATED',
-  permission_denied: 'FORBIDDEN',
+  deadline_exceeded: 'GATEWAY_TIMEOUT',
   not_found: 'NOT_FOUND',
+  already_exists: 'ALREADY_EXISTS',
+  permission_denied: 'FORBIDDEN',
+  resource_exhausted: 'RESOURCE_EXHAUSTED',
+  failed_precondition: 'FAILED_PRECONDITION',
+  aborted: 'ABORTED',
+  out_of_range: 'OUT_OF_RANGE',
+  unimplemented: 'UNIMPLEMENTED',
+  internal: 'INTERNAL_SERVER_ERROR',
+  unavailable: 'SERVICE_UNAVAILABLE',
+  data_loss: 'DATA_LOSS',
+  unauthenticated: 'UNAUTHENTICATED',
   method_not_allowed: 'METHOD_NOT_ALLOWED',
   request_timeout: 'REQUEST_TIMEOUT',
   conflict: 'CONFLICT',
@@ -16,15 +32,19 @@ export const GRAPHQL_CODE_OF_CODE: Readonly<Record<ErrorCode, string>> = Object.
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
   unprocessable_entity: 'UNPROCESSABLE_ENTITY',
   too_many_requests: 'TOO_MANY_REQUESTS',
-  internal: 'INTERNAL_SERVER_ERROR',
   not_implemented: 'NOT_IMPLEMENTED',
-  unavailable: 'SERVICE_UNAVAILABLE',
-  deadline_exceeded: 'GATEWAY_TIMEOUT',
 });
 
-/** The `extensions.code` of an error with HTTP status `status`: its row of the status table (`INTERNAL_SERVER_ERROR` without one). */
-export function graphqlErrorCode(status: number): string {
-  return GRAPHQL_CODE_OF_CODE[errorCodeOf(status)];
+/**
+ * The `extensions.code` of an error: GraphQL's column for its code (`errorCodeOf`: an HTTPError's
+ * own `code`, else its status's), or for the default code of an HTTP status; `INTERNAL_SERVER_ERROR`
+ * for a status without one.
+ * @example
+ * graphqlErrorCode(404); // 'NOT_FOUND'
+ * graphqlErrorCode(new HTTPError(409, 'Taken', undefined, { code: 'already_exists' })); // 'ALREADY_EXISTS'
+ */
+export function graphqlErrorCode(from: number | ErrorCodeSource): string {
+  return GRAPHQL_CODE_OF_CODE[errorCodeOf(from)];
 }
 
 /** What clients see instead of the message of an unexpected error. */
@@ -51,8 +71,8 @@ export function withoutSuggestion(message: string): string {
 
 /**
  * Maps errors for the response. Resolver errors (with a `path`): an HTTPError (or an error carrying
- * a 4xx `statusCode`) keeps its message and gets `extensions: { code, status }` from core's
- * protocol table (`BAD_USER_INPUT` for a `ValidationError`: an operation's refused input);
+ * a 4xx `statusCode`) keeps its message and gets `extensions: { code, status }`: GraphQL's column
+ * for its code (`BAD_USER_INPUT` for a `ValidationError`: an operation's refused input);
  * any other thrown error is logged with its stack and, unless `maskErrors` is false, shown as
  * "Internal server error". Request, syntax, validation and variable errors (no
  * `path`) keep graphql's message, but the message of an unexpected error inside them (a custom
@@ -65,8 +85,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     const http = toHTTPError(error);
     if (http.statusCode >= 500 && !clientGone(error)) onLog(`GraphQL error: ${messageOf(error)}`, error);
     if (http.expose) return error;
-    const status = http.statusCode;
-    return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: graphqlErrorCode(status), status } });
+    return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: graphqlErrorCode(http), status: http.statusCode } });
   };
   return (error) => {
     // What graphql-js's execution threw itself (it ends with data null), or another internal
@@ -99,7 +118,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     if (status >= 500 && !clientGone(original)) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
-    extensions.code = isValidationError(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(status);
+    extensions.code = isValidationError(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(http);
     extensions.status = status;
     if (http.expose && http.details !== undefined) extensions.details = http.details;
     const message = http.expose ? http.message : maskErrors ? MASKED_MESSAGE : messageOf(original);

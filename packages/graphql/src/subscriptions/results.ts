@@ -103,8 +103,8 @@ export function formatResult(result: ExecutionResult, formatError: ErrorFormatte
 /** A formatted error as a GraphQLError: one that is not (an HTTPError that may be shown) gets its code and status. */
 export function wireError(error: GraphQLError | Error): GraphQLError {
   if (error instanceof GraphQLError) return error;
-  const status = toHTTPError(error).statusCode;
-  return new GraphQLError(error.message, { originalError: error, extensions: { code: graphqlErrorCode(status), status } });
+  const http = toHTTPError(error);
+  return new GraphQLError(error.message, { originalError: error, extensions: { code: graphqlErrorCode(http), status: http.statusCode } });
 }
 
 /** The JSON of errors (graphql's formatted form), for a body of our own. */

@@ -123,8 +123,8 @@ function mapError(error: unknown): ErrorStatus {
 
 /**
  * Maps a thrown value to a gRPC status, and never throws: a gRPC status error passes through; an
- * HTTPError (or anything `toHTTPError` knows) takes `grpcStatusOf()` (its `grpcStatus`, else gRPC's
- * column of the status table) with its message as details; anything else — including values whose properties
+ * HTTPError (or anything `toHTTPError` knows) takes `grpcStatusOf()` (gRPC's column of the error
+ * table for its code) with its message as details; anything else — including values whose properties
  * throw when read — is INTERNAL with a generic message (and is logged).
  */
 export function statusFromError(error: unknown): ErrorStatus {
