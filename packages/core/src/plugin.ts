@@ -1,10 +1,10 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
- * whether a client cancelled or left, observing operation calls, the admission rules every
- * transport shares (media types, content negotiation, the caller's identity, the marks middleware
- * carries for connections: origin policies, per-call middleware), and the operation rules every
- * generator follows: names, the order they are listed in, nullables).
+ * whether a client cancelled or left, observing operation calls, the check of option names, the
+ * admission rules every transport shares (media types, content negotiation, the caller's identity,
+ * the marks middleware carries for connections: origin policies, per-call middleware), and the
+ * operation rules every generator follows: names, the order they are listed in, nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -16,6 +16,8 @@ export type { LogFunction } from './internal/logging.js';
 export { escapeLogText, formatLogValue, stackFrames } from './internal/log-format.js';
 export { parseDateTime } from './internal/date-time.js';
 export { nearestName } from './internal/nearest-name.js';
+export { checkOptions } from './internal/check-options.js';
+export type { CheckOptionsConfig } from './internal/check-options.js';
 export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
 export { admittedBodyType, negotiate, parseMediaType } from './internal/media-type.js';
