@@ -69,6 +69,34 @@ export class EventTooLargeError extends Error {
 export const EVENTS_PER_TURN = 64;
 
 const noop = (): void => undefined;
+
+/**
+ * One clock per period for every pump that ticks at it, instead of a timer per stream: ten
+ * thousand idle streams hold ten thousand entries of a set, not ten thousand timers.
+ */
+const clocks = new Map<number, { readonly timer: NodeJS.Timeout; readonly pumps: Set<{ tick(): void }> }>();
+
+function joinClock(every: number, pump: { tick(): void }): () => void {
+  let clock = clocks.get(every);
+  if (clock === undefined) {
+    const pumps = new Set<{ tick(): void }>();
+    const timer = setInterval(() => {
+      for (const member of pumps) member.tick();
+    }, every);
+    timer.unref();
+    clock = { timer, pumps };
+    clocks.set(every, clock);
+  }
+  const joined = clock;
+  joined.pumps.add(pump);
+  return () => {
+    joined.pumps.delete(pump);
+    if (joined.pumps.size === 0 && clocks.get(every) === joined) {
+      clearInterval(joined.timer);
+      clocks.delete(every);
+    }
+  };
+}
 const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -92,7 +120,7 @@ export class StreamPump<T> {
   #lastWrite = Date.now();
   #unsentSince: number | undefined = undefined;
   #lastUnsent = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #leaveClock: () => void;
   #onSlot: (() => void) | undefined;
   #finished = false;
 
@@ -101,8 +129,7 @@ export class StreamPump<T> {
     this.#options = options;
     const { heartbeat, stallTimeout } = options.config;
     const every = heartbeat > 0 ? Math.min(heartbeat, stallTimeout) : stallTimeout;
-    this.#timer = setInterval(() => this.#tick(), every);
-    this.#timer.unref();
+    this.#leaveClock = joinClock(every, { tick: () => this.#tick() });
     const slot = options.slot;
     if (slot !== undefined) {
       const onSlot = (): void => this.stop({ kind: 'end', reason: slot.signal.reason as HTTPError });
@@ -208,7 +235,7 @@ export class StreamPump<T> {
   finish(failure?: { readonly error: unknown; readonly serverFault: boolean }): void {
     if (this.#finished) return;
     this.#finished = true;
-    clearInterval(this.#timer);
+    this.#leaveClock();
     this.#onSlot?.();
     const { log, where } = this.#options;
     const stop = this.#stopped;

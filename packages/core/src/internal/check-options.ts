@@ -2,7 +2,7 @@ import { nearestName } from './nearest-name.js';
 
 /** Who checks an options object and how its message reads (`checkOptions`). */
 export interface CheckOptionsConfig {
-  /** Who checks: the message's opening, before a colon (`createApp`, `gRPC config`). */
+  /** Who checks: the message's opening, before a colon (`createApp`, a package's config). */
   readonly owner: string;
   /** Where the object sits in the options (`observability.tracing`): a key is named `<path>.<key>`. @default '' (the top level) */
   readonly path?: string;

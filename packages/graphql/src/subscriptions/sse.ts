@@ -319,6 +319,8 @@ export function createSseTransport(start: StartOperation, streams: () => StreamH
         }
       } finally {
         registration?.close();
+        // A stream refused or answered without one: its pump's clock stops (idempotent after pipe).
+        eventStreams.get(ctx)?.pump.finish();
       }
     },
 
