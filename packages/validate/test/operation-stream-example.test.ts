@@ -63,7 +63,8 @@ describe('the README example of streaming operations', () => {
       while (bus.listenerCount('order') === 0) await sleep(5);
       bus.emit('order', { id: '1', orderId: 'o1', status: 'paid', at: new Date('2026-01-02T03:04:05Z'), secret: 'dropped' });
       expect(await answered).toBe(200);
-      while (!text.includes('\n\n', text.indexOf('id: 1'))) await sleep(5);
+      // The stream opened at once (its headers and retry: before any event): wait for the event itself.
+      while (!text.includes('id: 1') || !text.includes('\n\n', text.indexOf('id: 1'))) await sleep(5);
       expect(text).toBe('retry: 3000\n\nid: 1\ndata: {"id":"1","orderId":"o1","status":"paid","at":"2026-01-02T03:04:05.000Z"}\n\n');
       req.destroy();
       // The handler's subscription ends with the client.

@@ -186,7 +186,7 @@ describe('a streaming operation over server-sent events', () => {
     expect(state.finished).toBe(1);
   });
 
-  it("answers an HTTPError the handler throws before its first event with its status", async () => {
+  it("sends an HTTPError the handler throws before its first event as an error event carrying its status", async () => {
     const op = defineOperation({
       name: 'orderEvents',
       input: z.object({ orderId: z.string() }),
@@ -198,8 +198,10 @@ describe('a streaming operation over server-sent events', () => {
       },
       rest: { path: '/orders/:orderId/events' },
     });
+    // The stream opens once middleware and validation passed: the handler's throw is an error event.
     const res = await new Application().operation(op).inject('/orders/o9/events');
-    expect([res.statusCode, res.json()]).toEqual([404, { error: true, message: 'No order o9', code: 404 }]);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('retry: 3000\n\nevent: error\ndata: {"error":true,"message":"No order o9","code":404}\n\n');
   });
 });
 
