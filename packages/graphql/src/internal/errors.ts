@@ -1,5 +1,6 @@
 import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode } from '@fw/core';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { graphqlLib } from './graphql-lib.js';
 import type { GraphQLLogger } from '../types.js';
 
 /** GraphQL's column of the status table: the `extensions.code` each of core's error codes becomes. */
@@ -60,6 +61,7 @@ export function withoutSuggestion(message: string): string {
  */
 export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger; suggestions?: boolean }): ErrorFormatter {
   const { maskErrors, onLog, suggestions = true } = options;
+  const { GraphQLError } = graphqlLib();
   const unexpected = (error: Readonly<Error>): GraphQLError | Error => {
     const http = toHTTPError(error);
     if (http.statusCode >= 500) onLog(`GraphQL error: ${messageOf(error)}`, error);
