@@ -90,9 +90,11 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
     if (!KNOWN_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown option "${key}"; ${suggest(key, KNOWN_KEYS)}nown options are ${[...KNOWN_KEYS].join(', ')}.`);
   }
   if (c.schema !== undefined) {
+    // Loaded outside the try: a graphql that is not installed is reported as such (createApp names it).
+    const { isSchema } = graphqlLib();
     let schemaOk: boolean;
     try {
-      schemaOk = graphqlLib().isSchema(c.schema);
+      schemaOk = isSchema(c.schema);
     } catch (err) {
       // graphql's instanceOf check throws when the schema was built by another copy of graphql.
       throw new TypeError(
