@@ -1,7 +1,8 @@
 /**
  * @fw/core/plugin — what plugin authors share: the plugin host, and the plumbing every protocol
  * package needs once (client address, bundled pages, read-only guards, bearer tokens, logging, JSON,
- * and the operation rules every generator follows: names, the order they are listed in, nullables).
+ * the check of option names, and the operation rules every generator follows: names, the order they
+ * are listed in, nullables).
  */
 export { createAssetHandler, sendHtmlPage } from './static-assets.js';
 export type { StaticAsset } from './static-assets.js';
@@ -13,6 +14,8 @@ export type { LogFunction } from './internal/logging.js';
 export { escapeLogText, formatLogValue, stackFrames } from './internal/log-format.js';
 export { parseDateTime } from './internal/date-time.js';
 export { nearestName } from './internal/nearest-name.js';
+export { checkOptions } from './internal/check-options.js';
+export type { CheckOptionsConfig } from './internal/check-options.js';
 export { parseJSON } from './internal/json.js';
 export type { ParseJSONOptions } from './internal/json.js';
 export { ContextVariables } from './request-context.js';

@@ -1,4 +1,4 @@
-import { nearestName } from '@fw/core/plugin';
+import { checkOptions, type CheckOptionsConfig } from '@fw/core/plugin';
 import { isSchema, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger, GraphQLSubscriptionsConfig } from './types.js';
 
@@ -46,10 +46,17 @@ const CONFIG_KEYS: Record<keyof GraphQLConfig, true> = {
   subscriptions: true,
   onLog: true,
 };
-const KNOWN_KEYS = new Set<string>(Object.keys(CONFIG_KEYS));
-const CACHE_KEYS = new Set<string>(['maxEntries', 'maxSize']);
-const SUBSCRIPTION_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_SUBSCRIPTIONS));
-const LIMIT_KEYS = new Set<string>(Object.keys(DEFAULT_GRAPHQL_LIMITS));
+const KNOWN_KEYS = Object.keys(CONFIG_KEYS);
+const CACHE_KEYS = ['maxEntries', 'maxSize'];
+const SUBSCRIPTION_KEYS = Object.keys(DEFAULT_GRAPHQL_SUBSCRIPTIONS);
+const LIMIT_KEYS = Object.keys(DEFAULT_GRAPHQL_LIMITS);
+
+/** How this package's messages name an unknown key (`unknown limit "maxDepht"; ... Known limits are ...`). */
+const unknownKey = (kind: string, listed: string): CheckOptionsConfig => ({ owner: 'GraphQL config', kind, listing: (names) => `${listed} ${names}.` });
+const UNKNOWN_OPTION = unknownKey('option', 'known options are');
+const UNKNOWN_LIMIT = unknownKey('limit', 'known limits are');
+const UNKNOWN_SUBSCRIPTIONS_OPTION = unknownKey('subscriptions option', 'known are');
+const UNKNOWN_CACHE_OPTION = unknownKey('documentCache option', 'known are');
 
 /** The configuration with every default applied (internal). */
 export interface ResolvedGraphQLConfig {
@@ -85,9 +92,7 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
     throw new TypeError(`GraphQL config must be an object, got ${describe(config)}; ${HOW_TO_PASS}.`);
   }
   const c = config as Record<string, unknown>;
-  for (const key of Object.keys(c)) {
-    if (!KNOWN_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown option "${key}"; ${suggest(key, KNOWN_KEYS)}nown options are ${[...KNOWN_KEYS].join(', ')}.`);
-  }
+  checkOptions(c, KNOWN_KEYS, UNKNOWN_OPTION);
   if (c.schema !== undefined) {
     let schemaOk: boolean;
     try {
@@ -119,8 +124,8 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   }
   if (c.limits !== undefined) {
     if (c.limits === null || typeof c.limits !== 'object' || Array.isArray(c.limits)) throw new TypeError(`GraphQL config: \`limits\` must be an object, got ${describe(c.limits)}.`);
+    checkOptions(c.limits, LIMIT_KEYS, UNKNOWN_LIMIT);
     for (const [key, value] of Object.entries(c.limits)) {
-      if (!LIMIT_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown limit "${key}"; ${suggest(key, LIMIT_KEYS)}nown limits are ${[...LIMIT_KEYS].join(', ')}.`);
       if (value !== undefined && value !== false && !isPositiveInteger(value)) {
         throw new TypeError(`GraphQL config: \`limits.${key}\` must be a positive integer or false, got ${describe(value)}.`);
       }
@@ -131,8 +136,8 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
     if (subscriptions === null || typeof subscriptions !== 'object' || Array.isArray(subscriptions)) {
       throw new TypeError(`GraphQL config: \`subscriptions\` must be an object or false, got ${describe(subscriptions)}.`);
     }
+    checkOptions(subscriptions, SUBSCRIPTION_KEYS, UNKNOWN_SUBSCRIPTIONS_OPTION);
     for (const [key, value] of Object.entries(subscriptions)) {
-      if (!SUBSCRIPTION_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown subscriptions option "${key}"; ${suggest(key, SUBSCRIPTION_KEYS)}nown are ${[...SUBSCRIPTION_KEYS].join(', ')}.`);
       if (value === undefined) continue;
       if (key === 'sse' || key === 'websocket') {
         if (typeof value !== 'boolean') throw new TypeError(`GraphQL config: \`subscriptions.${key}\` must be a boolean, got ${describe(value)}.`);
@@ -144,8 +149,8 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   if (c.documentCache !== undefined && c.documentCache !== false) {
     const cache = c.documentCache;
     if (cache === null || typeof cache !== 'object' || Array.isArray(cache)) throw new TypeError(`GraphQL config: \`documentCache\` must be an object or false, got ${describe(cache)}.`);
+    checkOptions(cache, CACHE_KEYS, UNKNOWN_CACHE_OPTION);
     for (const [key, value] of Object.entries(cache)) {
-      if (!CACHE_KEYS.has(key)) throw new TypeError(`GraphQL config: unknown documentCache option "${key}"; ${suggest(key, CACHE_KEYS)}nown are maxEntries, maxSize.`);
       if (value !== undefined && !isPositiveInteger(value)) throw new TypeError(`GraphQL config: \`documentCache.${key}\` must be a positive integer, got ${describe(value)}.`);
     }
   }
@@ -186,12 +191,6 @@ function isPositiveInteger(value: unknown): value is number {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** `did you mean "x"? K` for a key at most two edits from a known one, else `k` (the message goes on with "nown ..."). */
-function suggest(key: string, known: ReadonlySet<string>): string {
-  const near = nearestName(key, known);
-  return near === undefined ? 'k' : `did you mean "${near}"? K`;
 }
 
 function describe(value: unknown): string {

@@ -48,8 +48,8 @@ function ownRequire(): NodeJS.Require {
 }
 
 /**
- * `@fw/core/plugin`, loaded when it is needed (an option check that fails names the option meant
- * with its `nearestName`; `emit` sorts files with its `compareNames`): a REST-only start never loads it.
+ * `@fw/core/plugin`, loaded when it is needed (an option check that fails words its refusal with
+ * its `checkOptions`; `emit` sorts files with its `compareNames`): a REST-only start never loads it.
  */
 export const loadCorePlugin = (): typeof CorePlugin => load('@fw/core/plugin') as typeof CorePlugin;
 

@@ -1,7 +1,7 @@
 import { loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
 import type { ChannelOptions, ServerCredentials } from '@grpc/grpc-js';
 import type { AnyMiddleware } from '@fw/core';
-import { nearestName, type LogFunction } from '@fw/core/plugin';
+import { checkOptions, type LogFunction } from '@fw/core/plugin';
 import type { GrpcConfig, GrpcHealthWatchLimits, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
 import type { RunnableMethod } from './call-state.js';
 
@@ -87,13 +87,7 @@ const HEALTH_WATCH_KEYS: Record<keyof GrpcHealthWatchLimits, true> = { perConnec
  * leave the server on the default port, or its calls without the app's middleware (authentication).
  */
 function refuseUnknown(value: object, accepted: Record<string, true>, path: string): void {
-  const names = Object.keys(accepted);
-  for (const key of Object.keys(value)) {
-    if (Object.hasOwn(accepted, key)) continue;
-    const near = nearestName(key, names);
-    const list = `ccepted ${path === '' ? 'options' : `keys of ${path}`} are: ${names.join(', ')}`;
-    fail(`unknown option "${path === '' ? key : `${path}.${key}`}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
-  }
+  checkOptions(value, Object.keys(accepted), { owner: 'gRPC config', path, error: Error });
 }
 
 function fail(message: string, cause?: unknown): never {

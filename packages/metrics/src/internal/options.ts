@@ -1,4 +1,4 @@
-import { nearestName } from '@fw/core/plugin';
+import { checkOptions } from '@fw/core/plugin';
 import type { MetricsConfig, OtlpMetricsConfig } from '../types.js';
 
 // Every option name, typed: the compiler fails here when an option is added to the config types
@@ -20,14 +20,8 @@ export const METRICS_OPTION_NAMES: readonly string[] = Object.freeze(Object.keys
 /** The option names of `otlp`. */
 export const OTLP_OPTION_NAMES: readonly string[] = Object.freeze(Object.keys(OTLP_KEYS));
 
-function refuseUnknown(value: object, accepted: readonly string[], path: string): void {
-  for (const key of Object.keys(value)) {
-    if (accepted.includes(key)) continue;
-    const near = nearestName(key, accepted);
-    const list = `ccepted options are: ${accepted.join(', ')}`;
-    throw new TypeError(`metricsPlugin: unknown option "${path}${key}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
-  }
-}
+// The keys of `otlp` are listed as "the accepted options", as at the top level.
+const listing = (names: string): string => `the accepted options are: ${names}`;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isPort = (value: unknown): boolean => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535;
@@ -35,7 +29,7 @@ const isPort = (value: unknown): boolean => typeof value === 'number' && Number.
 /** Throws a TypeError for an unknown key (with the key meant) or a value of the wrong type. */
 export function validateMetricsConfig(config: unknown): asserts config is MetricsConfig {
   if (!isPlainObject(config)) throw new TypeError('metricsPlugin expects an options object');
-  refuseUnknown(config, METRICS_OPTION_NAMES, '');
+  checkOptions(config, METRICS_OPTION_NAMES, { owner: 'metricsPlugin' });
   const { enabled, path, port, host, otlp, serviceName, resourceAttributes, ignore } = config;
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new TypeError(`metrics.enabled must be true or false, got ${typeof enabled}`);
   if (path !== undefined && path !== false && (typeof path !== 'string' || !path.startsWith('/'))) {
@@ -49,7 +43,7 @@ export function validateMetricsConfig(config: unknown): asserts config is Metric
   if (ignore !== undefined && typeof ignore !== 'function') throw new TypeError('metrics.ignore must be a function');
   if (otlp !== undefined && typeof otlp !== 'boolean') {
     if (!isPlainObject(otlp)) throw new TypeError('metrics.otlp must be true, false or an object ({ endpoint, headers, protocol, interval })');
-    refuseUnknown(otlp, OTLP_OPTION_NAMES, 'otlp.');
+    checkOptions(otlp, OTLP_OPTION_NAMES, { owner: 'metricsPlugin', path: 'otlp', listing });
     const { endpoint, headers, protocol, interval } = otlp;
     if (endpoint !== undefined) metricsUrl(endpoint);
     if (headers !== undefined && (!isPlainObject(headers) || Object.values(headers).some((v) => typeof v !== 'string'))) {

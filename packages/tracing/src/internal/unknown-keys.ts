@@ -1,4 +1,4 @@
-import { nearestName } from '@fw/core/plugin';
+import { checkOptions } from '@fw/core/plugin';
 import type { TracingConfig } from '../types.js';
 
 // Every option name, typed: the compiler fails here when an option is added to TracingConfig but
@@ -23,11 +23,5 @@ const CONFIG_KEYS: Record<keyof TracingConfig, true> = {
  * otherwise export to OTLP, a misspelt `enabled` leave the default, without a word.
  */
 export function refuseUnknownOptions(config: object): void {
-  const names = Object.keys(CONFIG_KEYS);
-  for (const key of Object.keys(config)) {
-    if (Object.hasOwn(CONFIG_KEYS, key)) continue;
-    const near = nearestName(key, names);
-    const list = `ccepted options are: ${names.join(', ')}`;
-    throw new TypeError(`tracingPlugin: unknown option "${key}"; ${near === undefined ? `the a${list}` : `did you mean "${near}"? The a${list}`}`);
-  }
+  checkOptions(config, Object.keys(CONFIG_KEYS), { owner: 'tracingPlugin' });
 }
