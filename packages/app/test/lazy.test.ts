@@ -85,7 +85,14 @@ const packages = (run: Run): Set<string> => new Set(run.files.map(packageOf));
 
 /** The protocol libraries and their fw packages (prefixes match every package of a scope). */
 const HEAVY = ['graphql', 'graphql-http', '@grpc/', 'protobufjs', '@protobufjs/', '@opentelemetry/', '@fw/graphql', '@fw/grpc', '@fw/tracing', '@fw/metrics'];
-const heavyIn = (run: Run): string[] => [...packages(run)].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
+/**
+ * The option names `createApp` reads to check `observability.*` even with tracing or metrics off:
+ * `@fw/tracing/options` and `@fw/metrics/options`, constants alone, and the chunk they are built
+ * into (the packages' main entries, which load OpenTelemetry, are `index` files).
+ */
+const OPTION_NAMES = /[\\/]packages[\\/](?:tracing|metrics)[\\/]dist[\\/](?:options|chunk-[\w-]+)\.c?js$/;
+const heavyIn = (run: Run): string[] =>
+  [...packages({ ...run, files: run.files.filter((file) => !OPTION_NAMES.test(file)) })].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
 
 /** The `@fw/*` files loaded in their CommonJS build: none, when every package resolves `module-sync` to its ES module build. */
 const fwCommonJs = (run: Run): string[] => run.files.filter((f) => packageOf(f).startsWith('@fw/') && /\.cjs$/.test(f));
@@ -146,7 +153,7 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
     expect(fwCommonJs(run)).toEqual([]);
   });
 
-  it('does not load the tracing package when tracing is switched off', async () => {
+  it('does not load the tracing package, but for its option names, when tracing is switched off', async () => {
     const run = await consume(kind, `
       const { createApp } = await load('@fw/app');
       createApp({ protocols: { graphql: false, grpc: false }, observability: { tracing: { enabled: false, serviceName: 'off' } } });
@@ -154,12 +161,13 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
     expect(heavyIn(run)).toEqual([]);
   });
 
-  it('does not load the metrics package when metrics are switched off, and loads it with the SDK when they are on', async () => {
+  it('does not load the metrics package, but for its option names, when metrics are switched off, and loads it with the SDK when they are on', async () => {
     const off = await consume(kind, `
       const { createApp } = await load('@fw/app');
       createApp({ observability: { metrics: { enabled: false } } });
       return {};`);
     expect(heavyIn(off)).toEqual([]);
+    expect(off.files.filter((file) => /[\\/]packages[\\/]metrics[\\/]dist[\\/]options\.c?js$/.test(file))).toHaveLength(1);
     const on = await consume(kind, `
       const { createApp } = await load('@fw/app');
       const app = createApp({ shutdown: false, observability: { metrics: { enabled: true } } });

@@ -5,6 +5,7 @@
  */
 export { tracingPlugin } from './plugin.js';
 export type { TracingPlugin } from './plugin.js';
+export { TRACING_EXPORTERS, TRACING_OPTION_NAMES, TRACING_OTLP_PROTOCOLS } from './options.js';
 export type {
   ExportResultLike,
   OtlpProtocol,

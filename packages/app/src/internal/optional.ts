@@ -2,9 +2,11 @@ import type * as CorePlugin from '@fw/core/plugin';
 import type * as GraphQLPackage from '@fw/graphql';
 import type * as GrpcPackage from '@fw/grpc';
 import type * as MetricsPackage from '@fw/metrics';
+import type * as MetricsOptionsEntry from '@fw/metrics/options';
 import type * as MiddlewarePackage from '@fw/middleware';
 import type * as OpenAPIPackage from '@fw/openapi';
 import type * as TracingPackage from '@fw/tracing';
+import type * as TracingOptionsEntry from '@fw/tracing/options';
 import type * as ValidatePackage from '@fw/validate';
 
 /** `@fw/graphql`'s exports. */
@@ -77,9 +79,10 @@ function missingPackage(error: unknown): string | undefined {
   return name;
 }
 
-function loadOptional<T>(what: Optional): T {
+/** Loads `what.fwPackage` (or one of its subpaths: `/options`), or throws what to install. */
+function loadOptional<T>(what: Optional, subpath = ''): T {
   try {
-    return load(what.fwPackage) as T;
+    return load(what.fwPackage + subpath) as T;
   } catch (error) {
     const missing = missingPackage(error);
     // Only the packages the option needs get the install hint; any other failure is reported as it is.
@@ -109,6 +112,12 @@ export const loadTracing = (): TracingModule => (tracingModule ??= loadOptional<
 
 /** `@fw/metrics` (and `@opentelemetry/api`; the SDK is loaded at `listen()`), loaded when metrics are enabled. */
 export const loadMetrics = (): MetricsModule => (metricsModule ??= loadOptional<MetricsModule>(METRICS));
+
+/** `@fw/tracing/options`: its option names alone (no OpenTelemetry), read when `observability.tracing` is given. */
+export const loadTracingOptions = (): typeof TracingOptionsEntry => loadOptional<typeof TracingOptionsEntry>(TRACING, '/options');
+
+/** `@fw/metrics/options`: its option names alone (no OpenTelemetry), read when `observability.metrics` is given. */
+export const loadMetricsOptions = (): typeof MetricsOptionsEntry => loadOptional<typeof MetricsOptionsEntry>(METRICS, '/options');
 
 /** `@fw/openapi` (a dependency of this package), loaded when `emit()` builds an OpenAPI document or one of its functions is called. */
 export const loadOpenAPI = (): OpenAPIModule => (openapiModule ??= load('@fw/openapi') as OpenAPIModule);
