@@ -6,6 +6,8 @@ import type { HealthOptions } from '../production/health.js';
 import type { ShutdownOptions } from '../production/signals.js';
 import { loadCorePlugin, loadMetricsOptions, loadTracingOptions } from './optional.js';
 
+type TracingNames = ReturnType<typeof loadTracingOptions>;
+
 // Records keyed by every option name: the compiler fails here when an option is added to the
 // types but not to these lists, so a valid option is never refused.
 const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
@@ -84,9 +86,8 @@ function checkValues(options: AppOptions): void {
 }
 
 /** What can be checked of `observability.tracing` without loading `@fw/tracing` (which checks the rest when tracing is on). */
-function checkTracingValues(tracing: Record<string, unknown>): void {
+function checkTracingValues(tracing: Record<string, unknown>, { TRACING_EXPORTERS, TRACING_OTLP_PROTOCOLS }: TracingNames): void {
   const { enabled, serviceName, exporter, otlpProtocol } = tracing;
-  const { TRACING_EXPORTERS, TRACING_OTLP_PROTOCOLS } = loadTracingOptions();
   const path = 'createApp: observability.tracing';
   if (typeof enabled !== 'boolean') throw new TypeError(`${path}.enabled must be true or false, got ${kind(enabled)}`);
   if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) throw new TypeError(`${path}.serviceName must be a non-empty string, got ${kind(serviceName)}`);
@@ -170,8 +171,9 @@ export function checkOptions(options: unknown): asserts options is AppOptions {
     if (metrics !== undefined) checkMetrics(metrics);
     if (tracing !== undefined) {
       if (!isObject(tracing)) throw new TypeError(`createApp: observability.tracing must be an object ({ enabled, serviceName, ... }), got ${kind(tracing)}`);
-      refuseUnknown(tracing, loadTracingOptions().TRACING_OPTION_NAMES, 'observability.tracing');
-      checkTracingValues(tracing);
+      const names = loadTracingOptions();
+      refuseUnknown(tracing, names.TRACING_OPTION_NAMES, 'observability.tracing');
+      checkTracingValues(tracing, names);
     }
   }
 }
