@@ -182,8 +182,12 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     throw new Error(`Nothing to emit (${why})`);
   }
 
-  // Every target is checked before any file is written.
-  const targets = await Promise.all(planned.map((file) => resolveTarget(file)));
+  // Every target is checked before any file is written; the refusal reported is the first file's in
+  // the plan's order, whichever check finished first (the same message on every run).
+  const checked = await Promise.allSettled(planned.map((file) => resolveTarget(file)));
+  const refused = checked.find((result) => result.status === 'rejected');
+  if (refused !== undefined) throw refused.reason;
+  const targets = checked.map((result) => (result as PromiseFulfilledResult<Awaited<ReturnType<typeof resolveTarget>>>).value);
   const current = await Promise.all(targets.map((target) => readCurrent(target)));
   const files: EmittedFile[] = planned.map(({ kind, path }, i) => ({ kind, path, changed: current[i] !== planned[i]!.content }));
   if (options.check === true) {

@@ -32,6 +32,9 @@ let grpcTarget: string;
 let FloodClient: grpc.ServiceClientConstructor;
 const cleanup: Array<() => void> = [];
 
+// Every wait below has its own deadline; the test's bound only has to exceed their sum on a loaded machine.
+jest.setTimeout(180_000);
+
 beforeAll(async () => {
   server = startChild('sink-table-server.mjs', [JSON.stringify({ heartbeat: 1000 })]);
   const ready = await server.waitFor(/ready port=(\d+) grpc=(\S+) proto=(\S+)/);
