@@ -1,4 +1,3 @@
 import { library } from '../../tooling/tsup/library.mjs';
 
-// shims: `__dirname` in the ESM build, which finds the bundled playground files.
-export default library({ shims: true });
+export default library();

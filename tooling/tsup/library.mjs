@@ -1,4 +1,6 @@
-// Shared tsup settings: ESM first, CJS beside it, type declarations for both.
+// Shared tsup settings: one CommonJS build per entry, with its type declarations. The ES module
+// entries are thin wrappers over it, written after the build (es-wrappers.mjs), so that `import`,
+// `require`, tsx, jest and bundlers all reach the same module: one instance of every class.
 import { defineConfig } from 'tsup';
 
 /** @param {import('tsup').Options} [overrides] */
@@ -6,8 +8,10 @@ export function library(overrides = {}) {
   const { esbuildOptions, ...rest } = overrides;
   return defineConfig({
     entry: ['src/index.ts'],
-    format: ['esm', 'cjs'],
+    format: ['cjs'],
     dts: true,
+    // The package's build script empties dist/ first: a package with several configs (an extra
+    // entry, a command) builds them side by side, and a clean in one would race the others.
     clean: false,
     sourcemap: true,
     target: 'node20',

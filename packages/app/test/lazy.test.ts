@@ -87,8 +87,15 @@ const packages = (run: Run): Set<string> => new Set(run.files.map(packageOf));
 const HEAVY = ['graphql', 'graphql-http', '@grpc/', 'protobufjs', '@protobufjs/', '@opentelemetry/', '@fw/graphql', '@fw/grpc', '@fw/tracing', '@fw/metrics'];
 const heavyIn = (run: Run): string[] => [...packages(run)].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
 
-/** The `@fw/*` files loaded in their CommonJS build: none, when every package resolves `module-sync` to its ES module build. */
-const fwCommonJs = (run: Run): string[] => run.files.filter((f) => packageOf(f).startsWith('@fw/') && /\.cjs$/.test(f));
+/**
+ * The ES module entries of `@fw/*` loaded without the CommonJS build they wrap: none. Every
+ * package's code is its CommonJS build; an `import` loads a wrapper that re-exports it, so both
+ * ways of loading reach one module instance.
+ */
+const fwCodeTwice = (run: Run): string[] => {
+  const loaded = new Set(run.files.map((f) => f.replace(/^file:\/\//, '')));
+  return [...loaded].filter((f) => packageOf(f).startsWith('@fw/') && /[\\/]dist[\\/][^\\/]+\.js$/.test(f) && !loaded.has(f.replace(/\.js$/, '.cjs')));
+};
 
 const REST_APP = `
   const { createApp } = await load('@fw/app');
@@ -132,7 +139,7 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
       return { imported, afterCors, middleware: typeof mw, isStore: store instanceof scoped.MemoryStore, unused: [typeof validate, typeof describeRoute] };`);
     expect(run.out).toEqual({ imported: ['app', 'core'], afterCors: ['app', 'core', 'middleware'], middleware: 'function', isStore: true, unused: ['function', 'function'] });
     expect([...packages(run)].filter((name) => name.startsWith('@fw/')).sort()).toEqual(['@fw/app', '@fw/core', '@fw/middleware']);
-    expect(fwCommonJs(run)).toEqual([]);
+    expect(fwCodeTwice(run)).toEqual([]);
   });
 
   it('loads @fw/middleware when the app imports @fw/app/middleware: one copy, whose classes and constants the subpath shares', async () => {
@@ -143,7 +150,7 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
       return { sameAsRoot: sub.cors === root.cors && sub.MemoryStore === root.MemoryStore, constants: sub.DEFAULT_CORS_METHODS === scoped.DEFAULT_CORS_METHODS, instance: new sub.MemoryStore() instanceof scoped.MemoryStore };`);
     expect(run.out).toEqual({ sameAsRoot: true, constants: true, instance: true });
     expect(packages(run)).toContain('@fw/middleware');
-    expect(fwCommonJs(run)).toEqual([]);
+    expect(fwCodeTwice(run)).toEqual([]);
   });
 
   it('does not load the tracing package when tracing is switched off', async () => {
@@ -192,7 +199,7 @@ describe.each(KINDS)('a GraphQL app (%s consumer)', (kind) => {
     expect(packages(run)).toContain('graphql');
     expect(packages(run)).toContain('@fw/graphql');
     expect(heavyIn(run).filter((name) => !['graphql', 'graphql-http', '@fw/graphql'].includes(name))).toEqual([]);
-    expect(fwCommonJs(run)).toEqual([]);
+    expect(fwCodeTwice(run)).toEqual([]);
   });
 });
 
@@ -221,7 +228,7 @@ describe.each(KINDS)('a gRPC app (%s consumer)', (kind) => {
     expect(packages(byApp)).toContain('@grpc/grpc-js');
     expect(packages(byApp)).toContain('@fw/grpc');
     expect(heavyIn(byApp).filter((name) => name.startsWith('@opentelemetry/') || name.includes('graphql'))).toEqual([]);
-    expect(fwCommonJs(run)).toEqual([]);
+    expect(fwCodeTwice(run)).toEqual([]);
   });
 });
 
@@ -246,7 +253,7 @@ describe.each(KINDS)('a traced app (%s consumer)', (kind) => {
     expect(created).not.toContain('@opentelemetry/sdk-trace-base');
     expect(packages(run)).toContain('@opentelemetry/sdk-trace-base');
     expect(heavyIn(run).filter((name) => !name.startsWith('@opentelemetry/') && name !== '@fw/tracing')).toEqual([]);
-    expect(fwCommonJs(run)).toEqual([]);
+    expect(fwCodeTwice(run)).toEqual([]);
   });
 });
 
@@ -256,13 +263,16 @@ describe('the exports of every @fw package', () => {
     return [manifest.name, manifest] as const;
   });
 
-  it.each(manifests)('%s resolves require and import to its ES module build (module-sync first), on Node >= 20.19', (_name, manifest) => {
+  it.each(manifests)('%s resolves require to its CommonJS build and import to a wrapper of that build, on Node >= 20.19', (name, manifest) => {
     expect(manifest.engines.node).toBe('>=20.19');
     for (const [subpath, entry] of Object.entries(manifest.exports)) {
       if (typeof entry === 'string') continue; // ./package.json
-      const conditions = entry as Record<string, unknown>;
-      expect([subpath, Object.keys(conditions)[0]]).toEqual([subpath, 'module-sync']);
-      expect(conditions['module-sync']).toEqual(conditions.import);
+      const conditions = entry as Record<'import' | 'require', { types: string; default: string }>;
+      expect([subpath, Object.keys(conditions)]).toEqual([subpath, ['import', 'require']]);
+      const cjs = conditions.require.default;
+      expect(conditions.import.default).toBe(cjs.replace(/\.cjs$/, '.js'));
+      const wrapper = readFileSync(join(PACKAGES_DIR, name.replace('@fw/', ''), conditions.import.default), 'utf8');
+      expect(wrapper).toContain(`import cjs from './${cjs.split('/').pop()!}';`);
     }
   });
 });

@@ -41,6 +41,12 @@ const FW = ['app', 'core', 'graphql', 'grpc', 'metrics', 'middleware', 'openapi'
 const SCOPED = FW.filter((name) => name !== 'app');
 /** What the program imports besides the fw packages: the user's own copies of the libraries. */
 const LIBRARIES = { graphqlLib: 'graphql', grpcLib: '@grpc/grpc-js', protoLoader: '@grpc/proto-loader', zod: 'zod' };
+/**
+ * Left out of the bundle, as projects that bundle a gRPC server do: grpc-health-check and
+ * @grpc/reflection read their .proto files from their own folder at run time, and the rest of the
+ * gRPC stack stays beside them so that it exists once. Linked into the project for the bundle.
+ */
+const GRPC_STACK = ['@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', 'grpc-health-check', 'protobufjs'];
 const ident = (name: string): string => name.replace(/\W/g, '_');
 
 /** The program's imports as ES module syntax (also what tsx compiles and esbuild bundles). */
@@ -100,7 +106,8 @@ const LOADERS: Array<[string, () => Promise<Checked>]> = [
     'an esbuild bundle (--bundle --platform=node)',
     async () => {
       const esbuild = (await import('esbuild')) as typeof import('esbuild');
-      await esbuild.build({ entryPoints: [join(project('esm'), 'x.mjs')], bundle: true, platform: 'node', outfile: join(project('esm'), 'bundle.cjs'), logLevel: 'error' });
+      const outfile = join(project('esm'), 'bundle.cjs');
+      await esbuild.build({ entryPoints: [join(project('esm'), 'x.mjs')], bundle: true, platform: 'node', external: GRPC_STACK, outfile, logLevel: 'error' });
       return run(['bundle.cjs'], project('esm'));
     },
   ],
@@ -144,6 +151,7 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'fw-loaders-'));
   for (const name of FW) link(`@fw/${name}`, join(PACKAGES_DIR, name));
   for (const spec of [...Object.values(LIBRARIES), 'tsx']) link(spec, join(APP_DIR, 'node_modules', spec));
+  for (const spec of GRPC_STACK.filter((name) => !Object.values<string>(LIBRARIES).includes(name))) link(spec, join(PACKAGES_DIR, 'grpc', 'node_modules', spec));
   for (const kind of ['esm', 'cjs'] as const) {
     mkdirSync(project(kind));
     writeFileSync(join(project(kind), 'package.json'), JSON.stringify({ name: `fw-loaders-${kind}`, private: true, type: kind === 'esm' ? 'module' : 'commonjs' }));

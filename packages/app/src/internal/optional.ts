@@ -27,10 +27,10 @@ export const NODE_HTTP_ADAPTER = 'node-http';
 
 /**
  * A synchronous `require` resolving from this package, so that `createApp` stays synchronous and
- * loads a protocol package only when an option asks for it. On Node ≥ 20.19 every `@fw/*` package
- * lists a `module-sync` export first, so this loads the same ES module file an `import` would: one
- * copy of `@fw/core` (one `HTTPError` class) whichever way the app was loaded. Made on first use:
- * a REST-only app never needs it.
+ * loads a protocol package only when an option asks for it. Every `@fw/*` package's code is its
+ * CommonJS build (an `import` gets a wrapper over it), so this loads the module an `import` would:
+ * one copy of `@fw/core` (one `HTTPError` class) whichever way the app was loaded. Made on first
+ * use: a REST-only app never needs it.
  */
 let ownLoad: NodeJS.Require | undefined;
 const load = (name: string): unknown => (ownLoad ??= ownRequire())(name);

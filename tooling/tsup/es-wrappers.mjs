@@ -1,0 +1,51 @@
+// Run in a package's directory after tsup: writes the ES module entry of every export of its
+// package.json (`import` → `./dist/x.js`) as a thin wrapper that re-exports the CommonJS build's
+// objects (`require` → `./dist/x.cjs`), and the entry's declarations for `import` (`.d.ts`) from
+// those for `require` (`.d.cts`).
+//
+// Why a wrapper rather than a second build: two builds each carry their own classes, and a
+// process that loads both (an `import` here, a `require` there: tsx, a CommonJS dependency, a
+// loader hook) has two `HTTPError`s, and `instanceof` is silently false. A wrapper holds no code
+// of its own, so every loader ends at the one CommonJS module: Node's `import` (the wrapper, then
+// node's CommonJS loader), `require` (the CommonJS file), tsx, jest (CommonJS, which cannot
+// require an ES module), and bundlers (which follow the wrapper's static import).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+
+const dir = process.cwd();
+const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+const load = createRequire(join(dir, 'package.json'));
+
+/** Keys of a CommonJS module's exports that are not exports of the source. */
+const NOT_EXPORTS = new Set(['__esModule', 'default']);
+
+for (const [subpath, entry] of Object.entries(manifest.exports ?? {})) {
+  if (typeof entry !== 'object' || entry === null) continue; // ./package.json
+  const esm = entry.import?.default;
+  const cjs = entry.require?.default;
+  if (typeof esm !== 'string' || typeof cjs !== 'string') throw new Error(`${manifest.name}: exports["${subpath}"] needs import and require targets`);
+  // The names are the built module's own: loading it runs only declarations (the packages have no side effects).
+  const names = Object.keys(load(resolve(dir, cjs))).filter((name) => !NOT_EXPORTS.has(name)).sort();
+  const from = `./${relative(join(dir, esm, '..'), resolve(dir, cjs))}`;
+  const lines = [
+    `// ${manifest.name}${subpath === '.' ? '' : subpath.slice(1)} for \`import\`: the objects of the CommonJS build (${from}), so that`,
+    '// `import` and `require` share one module instance. Written by tooling/tsup/es-wrappers.mjs.',
+    `import cjs from '${from}';`,
+    '',
+    names.length === 0 ? 'export {};' : `export const {\n${names.map((name) => `  ${name},`).join('\n')}\n} = cjs;`,
+    '',
+  ];
+  writeFileSync(resolve(dir, esm), lines.join('\n'));
+}
+
+/** Every file under `folder`. */
+const filesIn = (folder) => readdirSync(folder, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(join(folder, e.name)) : [join(folder, e.name)]));
+
+// The declarations of the ES module entries: the same as the CommonJS ones, their relative imports
+// (shared declaration chunks) pointing at the `.d.ts` twins.
+for (const file of filesIn(join(dir, 'dist'))) {
+  if (!file.endsWith('.d.cts')) continue;
+  const text = readFileSync(file, 'utf8').replace(/(['"]\.{1,2}\/[^'"]+)\.cjs(['"])/g, '$1.js$2');
+  writeFileSync(file.replace(/\.d\.cts$/, '.d.ts'), text);
+}
