@@ -1,5 +1,6 @@
 import { checkOptions, type CheckOptionsConfig } from '@fw/core/plugin';
-import { isSchema, type GraphQLSchema, type ValidationRule } from 'graphql';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
+import { graphqlLib } from './internal/graphql-lib.js';
 import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger, GraphQLSubscriptionsConfig } from './types.js';
 
 /** Default endpoint path. */
@@ -96,7 +97,7 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   if (c.schema !== undefined) {
     let schemaOk: boolean;
     try {
-      schemaOk = isSchema(c.schema);
+      schemaOk = graphqlLib().isSchema(c.schema);
     } catch (err) {
       // graphql's instanceOf check throws when the schema was built by another copy of graphql.
       throw new TypeError(

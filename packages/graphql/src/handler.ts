@@ -4,13 +4,7 @@ import { createEndpoint } from './endpoint/endpoint.js';
 import { fixedSource } from './operations/source.js';
 import type { GraphQLConfig, GraphQLHandler } from './types.js';
 
-/**
- * Creates the GraphQL-over-HTTP request handler for a configuration: a middleware to mount on the
- * endpoint path yourself, from a plugin of your own (`graphqlPlugin` does this with `claimPath`).
- * Without `onLog` it logs to stderr, as core's default log does.
- * @example
- * app.register({ name: 'api', setup: (host) => host.claimPath('/api/graphql', createGraphQLHandler({ schema }), { protocol: 'graphql' }) });
- */
+/** The implementation of `createGraphQLHandler`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function createGraphQLHandler<TContext = unknown>(config: GraphQLConfig<TContext>): GraphQLHandler {
   const resolved = resolveGraphQLConfig(config);
   if (resolved.schema === undefined) {

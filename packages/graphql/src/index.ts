@@ -3,8 +3,8 @@
  * parsed-document cache, query limits, error mapping through GraphQL's column of the status table and an offline
  * GraphiQL playground.
  */
-export { graphqlPlugin } from './plugin.js';
-export { createGraphQLHandler } from './handler.js';
+// graphql and the subscription libraries load with the first call of one of these, not with the package.
+export { createGraphQLHandler, findSchemaChanges, graphqlPlugin } from './lazy.js';
 export { DEFAULT_GRAPHQL_LIMITS, DEFAULT_GRAPHQL_PATH, validateGraphQLConfig } from './config.js';
 export { GRAPHQL_CODE_OF_CODE, graphqlErrorCode } from './internal/errors.js';
 // Also declares `graphql` on core's Operation, and `graphql` among core's ProtocolNames.
@@ -18,7 +18,6 @@ export type {
   GraphQLLogger,
   GraphQLPlugin,
 } from './types.js';
-export { findSchemaChanges } from './operations/breaking.js';
 export type { GraphQLSchemaChange } from './operations/breaking.js';
 // Subscriptions over server-sent events and WebSocket: their option type and defaults.
 export { DEFAULT_GRAPHQL_SUBSCRIPTIONS } from './config.js';

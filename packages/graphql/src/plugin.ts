@@ -11,32 +11,9 @@ import { streamHostOf } from './subscriptions/streams.js';
 import type { WebSocketTransport } from './subscriptions/websocket.js';
 import type { GraphQLConfig, GraphQLPlugin } from './types.js';
 
-declare module '@fw/core' {
-  interface ProtocolNames {
-    /** The GraphQL endpoint: a path of the HTTP server claimed by `@fw/graphql`. */
-    graphql: true;
-  }
-}
-
 const NO_OPERATIONS: readonly Operation[] = Object.freeze([]);
 
-/**
- * The GraphQL protocol plugin. Registered on an application, it answers GraphQL over HTTP on
- * `path` (after the app's global middleware: cors, logger, rateLimit, authenticate all apply, and
- * `ctx.protocol` is `graphql`), and serves the bundled GraphiQL when `playground` is on. Errors
- * thrown on `path`, by middleware too, are answered as GraphQL responses (`{ errors }`).
- * The configuration is checked here, so a bad one fails when the app is built.
- *
- * The operations registered on the app that name `graphql` (`app.operation(op)`) are served as
- * fields of the schema's query and mutation types; without a `schema` (or with `true`), the
- * schema is generated from them alone. An operation that cannot be served (a name clash, a type
- * GraphQL cannot express) makes `app.operation()` throw; `listen()` fails when there is nothing
- * to serve.
- * @example
- * const app = new Application();
- * app.register(graphqlPlugin({ schema, context: (req, ctx) => ({ user: ctx.user }) }));
- * await app.listen(4000);
- */
+/** The implementation of `graphqlPlugin`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext> | true): GraphQLPlugin {
   const resolved = resolveGraphQLConfig(config);
   let host: PluginHost | undefined;

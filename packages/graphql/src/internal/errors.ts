@@ -1,6 +1,7 @@
 import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode, type ErrorCodeSource } from '@fw/core';
 import { isClientGone } from '@fw/core/plugin';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { graphqlLib } from './graphql-lib.js';
 import type { GraphQLLogger } from '../types.js';
 
 /**
@@ -81,6 +82,7 @@ export function withoutSuggestion(message: string): string {
  */
 export function createErrorFormatter(options: { maskErrors: boolean; onLog: GraphQLLogger; suggestions?: boolean }): ErrorFormatter {
   const { maskErrors, onLog, suggestions = true } = options;
+  const { GraphQLError } = graphqlLib();
   const unexpected = (error: Readonly<Error>): GraphQLError | Error => {
     const http = toHTTPError(error);
     if (http.statusCode >= 500 && !clientGone(error)) onLog(`GraphQL error: ${messageOf(error)}`, error);

@@ -30,17 +30,7 @@ function read(sdl: string, side: string): GraphQLSchema {
   }
 }
 
-/**
- * The differences between two GraphQL schemas (SDL): what breaks existing operations and what is
- * dangerous, as graphql-js's `findBreakingChanges` and `findDangerousChanges` say (a removed type,
- * field, argument or enum value, a changed type, an argument or input field that became required,
- * an output field that became nullable), then what was added (types, output fields), which breaks
- * nothing. A standard scalar no longer referenced is not reported: every schema has it. Breaking
- * changes come first.
- * @example
- * const changes = findSchemaChanges(committedSdl, printSchema(schema));
- * const breaking = changes.filter((change) => change.breaking);
- */
+/** The implementation of `findSchemaChanges`: the package exports ../lazy.ts's, which loads this on its first call. */
 export function findSchemaChanges(before: string, after: string): GraphQLSchemaChange[] {
   const old = read(before, 'previous');
   const now = read(after, 'new');
