@@ -3,7 +3,8 @@
  * wrappers and (opt-in) middleware, its error mapping and its listen/close lifecycle; and the app's
  * operations, from .proto files it generates with stable field numbers.
  */
-export { DEFAULT_MAX_CONNECTION_IDLE_MS, grpcPlugin } from './plugin.js';
+// The gRPC libraries load with the first call of one of these, not with the package.
+export { findProtoChanges, generateProtos, grpcPlugin } from './lazy.js';
 export type { GrpcPlugin } from './plugin.js';
 export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
 export { GrpcContext } from './context.js';
@@ -12,10 +13,9 @@ export { GRPC_STATUS, GRPC_STATUS_OF_CODE, grpcStatusOf, httpStatusFromGrpc } fr
 export { grpcMethodName } from './operations/binding.js';
 export type { OperationGrpc } from './operations/binding.js';
 export type { GrpcErrorOptions } from './grpc-error.js';
-export { DEFAULT_LOADER_OPTIONS, GRPC_DEFAULTS } from './internal/config.js';
+export { DEFAULT_LOADER_OPTIONS, DEFAULT_MAX_CONNECTION_IDLE_MS, GRPC_DEFAULTS } from './internal/config.js';
 export { ERROR_DETAILS_KEY, INTERNAL_DETAILS } from './internal/status.js';
 export { STATUS_DETAILS_KEY } from './internal/rich-status.js';
-export { generateProtos } from './operations/generate.js';
 export type { GenerateProtosOptions } from './operations/generate.js';
 export type { GeneratedProto } from './operations/print.js';
 export type {
@@ -48,5 +48,4 @@ export type {
   GrpcUnaryCall,
   GrpcUnaryHandler,
 } from './types.js';
-export { findProtoChanges } from './operations/breaking.js';
 export type { ProtoBreak, ProtoChange } from './operations/breaking.js';

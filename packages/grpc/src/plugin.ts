@@ -6,7 +6,7 @@ import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import type { AnyMiddleware, Operation } from '@fw/core';
 import { createLogger, metaOf, type LogFunction, type Plugin, type PluginHost } from '@fw/core/plugin';
-import { GRPC_DEFAULTS, resolveGrpcConfig, type ResolvedGrpcConfig, type ResolvedService } from './internal/config.js';
+import { DEFAULT_MAX_CONNECTION_IDLE_MS, GRPC_DEFAULTS, resolveGrpcConfig, type ResolvedGrpcConfig, type ResolvedService } from './internal/config.js';
 import { withValidDescriptors } from './internal/descriptors.js';
 import { HealthService, healthProtoPath } from './internal/health.js';
 import { CallRunner, type ConfiguredMiddleware } from './internal/runner.js';
@@ -313,19 +313,7 @@ function warnAboutSkippedAuthentication(global: readonly AnyMiddleware[], config
   );
 }
 
-/** How long a connection without calls stays open before the server closes it, unless `serverOptions` says otherwise. */
-export const DEFAULT_MAX_CONNECTION_IDLE_MS = 120_000;
-
-/**
- * Creates the gRPC plugin. The config is checked (and the proto loaded) now, so mistakes surface
- * at startup; the server binds when `app.listen()` runs and shuts down gracefully on `app.close()`.
- * `grpcPlugin()` (or `true`) serves only the app's operations that name gRPC services.
- * @example
- * const grpc = grpcPlugin({ port: 50051, protoPath: './greeter.proto', services: { 'demo.Greeter': { SayHello } } });
- * app.register(grpc);
- * await app.listen(3000);
- * console.log(grpc.address?.target);
- */
+/** The implementation of `grpcPlugin`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function grpcPlugin(config: GrpcConfig | true = {}): GrpcPlugin {
   return new GrpcServerPlugin(resolveGrpcConfig(config));
 }

@@ -1,9 +1,10 @@
-import { Metadata, type sendUnaryData } from '@grpc/grpc-js';
+import type { Metadata, sendUnaryData } from '@grpc/grpc-js';
 import { HTTPError, statusText } from '@fw/core';
 import { GRPC_STATUS, httpStatusFromGrpc } from '../grpc-status.js';
 import { markClientGone, type LogFunction, type TrustProxy } from '@fw/core/plugin';
 import { GrpcError } from '../grpc-error.js';
 import type { GrpcCall, GrpcRpcInfo } from '../types.js';
+import { grpcJs } from './libraries.js';
 import { setMetadataHeader } from './metadata.js';
 import { badRequestStatus, STATUS_DETAILS_KEY } from './rich-status.js';
 import { ERROR_DETAILS_KEY, errorDetailsTrailer, statusFromError, type ErrorStatus } from './status.js';
@@ -139,6 +140,7 @@ export class CallState {
 
   /** Sets a response header: initial metadata until it has been sent, trailers after. */
   setHeader(key: string, value: string | number | readonly string[]): void {
+    const { Metadata } = grpcJs();
     const target = this.headersSent ? (this.trailers ??= new Metadata()) : (this.headers ??= new Metadata());
     setMetadataHeader(target, key, value);
   }
@@ -153,7 +155,7 @@ export class CallState {
   /** The failure as grpc-js status, with the headers set so far and the error's own. Never throws. */
   statusObject(): StatusObject {
     const status = this.#status ?? statusFromError(this.error);
-    const metadata = new Metadata();
+    const metadata = new (grpcJs().Metadata)();
     try {
       const own = this.headersSent ? this.trailers : this.headers;
       if (own !== undefined) metadata.merge(own);

@@ -1,9 +1,13 @@
-import { loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
+import type { MethodDefinition, PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
 import type { ChannelOptions, ServerCredentials } from '@grpc/grpc-js';
 import type { AnyMiddleware } from '@fw/core';
 import { checkOptions, type LogFunction } from '@fw/core/plugin';
 import type { GrpcConfig, GrpcHealthWatchLimits, GrpcLoaderOptions, GrpcMethodType, GrpcMiddleware } from '../types.js';
 import type { RunnableMethod } from './call-state.js';
+import { protoLoader } from './libraries.js';
+
+/** How long a connection without calls stays open before the server closes it, unless `serverOptions` says otherwise. */
+export const DEFAULT_MAX_CONNECTION_IDLE_MS = 120_000;
 
 /** Defaults of the gRPC config. */
 export const GRPC_DEFAULTS = {
@@ -136,7 +140,7 @@ function loadDefinition(config: GrpcConfig, hasServices: boolean): { definition:
   if (paths.length === 0 || paths.some((p) => typeof p !== 'string' || p.length === 0)) fail('`protoPath` must be a file path or a non-empty array of file paths');
   const source = paths.length === 1 ? `"${paths[0]}"` : `[${paths.map((p) => `"${p}"`).join(', ')}]`;
   try {
-    return { definition: loadSync(paths, { ...DEFAULT_LOADER_OPTIONS, ...config.loaderOptions }), source };
+    return { definition: protoLoader().loadSync(paths, { ...DEFAULT_LOADER_OPTIONS, ...config.loaderOptions }), source };
   } catch (err) {
     fail(`could not load protoPath ${source}: ${err instanceof Error ? err.message : String(err)}`, err);
   }

@@ -1,5 +1,6 @@
 import type { ValidationError } from '@fw/core';
-import protobuf from 'protobufjs';
+import type { Type } from 'protobufjs';
+import { protobufjs } from './libraries.js';
 
 /**
  * gRPC's rich error model: a `google.rpc.Status` (code, message, details as `google.protobuf.Any`)
@@ -25,33 +26,47 @@ export const MAX_STATUS_DETAILS_BYTES = 4096;
 /** Field names and descriptions are cut to this many characters. */
 const MAX_TEXT = 256;
 
-const root = protobuf.Root.fromJSON({
-  nested: {
-    google: {
-      nested: {
-        protobuf: { nested: { Any: { fields: { type_url: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } } } } },
-        rpc: {
-          nested: {
-            Status: {
-              fields: {
-                code: { type: 'int32', id: 1 },
-                message: { type: 'string', id: 2 },
-                details: { rule: 'repeated', type: 'google.protobuf.Any', id: 3 },
+/** The messages of the rich error model, built on first use (protobufjs loads with them). */
+interface MessageTypes {
+  Status: Type;
+  BadRequest: Type;
+  FieldViolation: Type;
+}
+let messageTypes: MessageTypes | undefined;
+
+function types(): MessageTypes {
+  if (messageTypes !== undefined) return messageTypes;
+  const root = protobufjs().Root.fromJSON({
+    nested: {
+      google: {
+        nested: {
+          protobuf: { nested: { Any: { fields: { type_url: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } } } } },
+          rpc: {
+            nested: {
+              Status: {
+                fields: {
+                  code: { type: 'int32', id: 1 },
+                  message: { type: 'string', id: 2 },
+                  details: { rule: 'repeated', type: 'google.protobuf.Any', id: 3 },
+                },
               },
-            },
-            BadRequest: {
-              fields: { field_violations: { rule: 'repeated', type: 'FieldViolation', id: 1 } },
-              nested: { FieldViolation: { fields: { field: { type: 'string', id: 1 }, description: { type: 'string', id: 2 } } } },
+              BadRequest: {
+                fields: { field_violations: { rule: 'repeated', type: 'FieldViolation', id: 1 } },
+                nested: { FieldViolation: { fields: { field: { type: 'string', id: 1 }, description: { type: 'string', id: 2 } } } },
+              },
             },
           },
         },
       },
     },
-  },
-});
-const Status = root.lookupType('google.rpc.Status');
-const BadRequest = root.lookupType('google.rpc.BadRequest');
-const FieldViolationType = root.lookupType('google.rpc.BadRequest.FieldViolation');
+  });
+  messageTypes = {
+    Status: root.lookupType('google.rpc.Status'),
+    BadRequest: root.lookupType('google.rpc.BadRequest'),
+    FieldViolation: root.lookupType('google.rpc.BadRequest.FieldViolation'),
+  };
+  return messageTypes;
+}
 
 function clip(text: string): string {
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
@@ -84,6 +99,7 @@ export function fieldViolations(error: ValidationError): FieldViolation[] | unde
 /** A serialized `google.rpc.Status` carrying a `google.rpc.BadRequest` with the violations that fit in `MAX_STATUS_DETAILS_BYTES`. */
 export function badRequestStatus(code: number, message: string, violations: readonly FieldViolation[]): Buffer {
   // Room for the code, the message and the Any's framing; each violation costs its bytes plus a tag and a length.
+  const { Status, BadRequest, FieldViolation: FieldViolationType } = types();
   let room = MAX_STATUS_DETAILS_BYTES - Buffer.byteLength(message) - BAD_REQUEST_TYPE_URL.length - 32;
   const kept: FieldViolation[] = [];
   for (const violation of violations) {

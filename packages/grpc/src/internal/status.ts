@@ -1,7 +1,8 @@
-import { Metadata } from '@grpc/grpc-js';
+import type { Metadata } from '@grpc/grpc-js';
 import { isHTTPError, isValidationError, toHTTPError, type HTTPError } from '@fw/core';
 import { GRPC_STATUS, grpcStatusOf } from '../grpc-status.js';
 import { GrpcError } from '../grpc-error.js';
+import { grpcJs } from './libraries.js';
 import { fieldViolations, type FieldViolation } from './rich-status.js';
 
 /** The details sent for errors whose message must not reach clients. */
@@ -90,7 +91,7 @@ export function isGrpcStatusError(value: unknown): value is GrpcStatusLike {
 
 function isMetadata(value: unknown): value is Metadata {
   // Duck-typed too: a ServiceError from another copy of grpc-js carries that copy's Metadata.
-  return value instanceof Metadata || (value !== null && typeof value === 'object' && typeof (value as Metadata).getMap === 'function' && typeof (value as Metadata).clone === 'function');
+  return value instanceof grpcJs().Metadata || (value !== null && typeof value === 'object' && typeof (value as Metadata).getMap === 'function' && typeof (value as Metadata).clone === 'function');
 }
 
 const INTERNAL: ErrorStatus = Object.freeze({ code: GRPC_STATUS.INTERNAL, details: INTERNAL_DETAILS, log: true });

@@ -113,17 +113,7 @@ const hasPresence = (field: protobuf.Field): boolean => field.options?.proto3_op
 const typeName = (field: protobuf.Field): string =>
   field.resolvedType === null ? field.type : `${field.resolvedType instanceof protobuf.Type ? 'message' : 'enum'} ${bare(field.resolvedType.fullName)}`;
 
-/**
- * The differences between two sets of .proto files (file name → text), as they reach existing
- * clients. Messages are compared by what each RPC reaches: an RPC's request and response, then
- * each message-typed field's message, number by number, so that a renamed message is compared
- * with what it was (and reported as a rename) rather than as one message removed and one added.
- * Fields are compared by number (type, cardinality, presence, name); what was removed must leave
- * its number and name reserved; reserved numbers stay reserved. Breaking changes come first.
- * @example
- * const changes = findProtoChanges(new Map([['shop.proto', committed]]), new Map([['shop.proto', generated]]));
- * const breaking = changes.filter((change) => change.breaks !== undefined);
- */
+/** The implementation of `findProtoChanges`: the package exports ../lazy.ts's, which loads this on its first call. */
 export function findProtoChanges(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): ProtoChange[] {
   const old = load(before, 'previous');
   const now = load(after, 'new');

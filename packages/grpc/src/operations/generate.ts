@@ -34,15 +34,7 @@ export function previousSource(previous: GenerateProtosOptions['previous']): Pre
   throw new TypeError('generateProtos: `previous` must be a Map of file name → text, or a directory path');
 }
 
-/**
- * The .proto files (proto3) of the operations that name a gRPC service: one file per proto
- * package, `<package path>.proto`, sorted by name. Pure: reads the previous files when given a
- * directory, writes nothing. Throws an error naming the operation and the path for anything that
- * cannot map to proto.
- * @example
- * const files = generateProtos([getBook, listBooks], { previous: './protos' });
- * // [{ file: 'bookstore.proto', text: 'syntax = "proto3";\n…' }]
- */
+/** The implementation of `generateProtos`: the package exports ../lazy.ts's, which loads this on its first call. */
 export function generateProtos(operations: readonly Operation[], options: GenerateProtosOptions = {}): GeneratedProto[] {
   if (!Array.isArray(operations)) throw new TypeError('generateProtos: expected an array of operations');
   return printModel(buildModel(operations), previousSource(options.previous));
