@@ -3,7 +3,8 @@
  * Context propagation, and the context's tracing helpers. Library code uses only
  * `@opentelemetry/api`; the SDK is loaded and started only when no tracer provider is registered.
  */
-export { tracingPlugin } from './plugin.js';
+// @opentelemetry/api loads with the first call of tracingPlugin, not with the package.
+export { tracingPlugin } from './lazy.js';
 export type { TracingPlugin } from './plugin.js';
 export type {
   ExportResultLike,

@@ -17,18 +17,7 @@ export interface TracingPlugin extends Plugin {
   shutdown(): Promise<void>;
 }
 
-/**
- * Traces every request, GraphQL operation and gRPC call of an application with OpenTelemetry:
- * one SERVER span each, W3C `traceparent` in and out, and the context's tracing helpers.
- * @example
- * const app = new Application();
- * app.register(tracingPlugin({ serviceName: 'users-api', exporter: 'console' }));
- * app.get('/users/:id', (ctx) => {
- *   ctx.addEvent?.('lookup');
- *   ctx.json({ id: ctx.params.id, traceId: ctx.trace?.traceId });
- * });
- * await app.listen(3000);
- */
+/** The implementation of `tracingPlugin`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function tracingPlugin(config: TracingConfig = {}): TracingPlugin {
   validate(config);
   const enabled = config.enabled ?? true;

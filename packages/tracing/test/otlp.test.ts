@@ -9,7 +9,9 @@ import { ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, type TracingConfig } from '../src/i
 
 // The OTLP exporters load `http` with a native import(), which jest's VM refuses without
 // --experimental-vm-modules; so the app runs in a child process, as plain Node ESM compiled from
-// the current sources, and the collector runs here.
+// the current sources, and the collector runs here. The sources are written for the package's
+// CommonJS build (the plugin's implementation is loaded with `require` on first use), so each
+// compiled module gets a `require` of its own.
 
 const PACKAGE = join(__dirname, '..');
 const OUT = join(PACKAGE, 'test-output', 'otlp-e2e');
@@ -24,7 +26,8 @@ function compile(from: string, to: string): void {
         fileName: name,
       });
       mkdirSync(to, { recursive: true });
-      writeFileSync(join(to, name.replace(/\.ts$/, '.js')), outputText);
+      const withRequire = `import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);\n${outputText}`;
+      writeFileSync(join(to, name.replace(/\.ts$/, '.js')), withRequire);
     }
   }
 }
