@@ -1,4 +1,5 @@
-import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
+import type * as Api from '@opentelemetry/api';
+import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { CollectionResult, HistogramMetricData, MetricProducer } from '@opentelemetry/sdk-metrics';
 import {
   ATTR_ERROR_TYPE,
@@ -12,6 +13,14 @@ import {
   UNIT_SECONDS,
 } from '../semconv.js';
 import { VERSION } from './version.js';
+
+let apiModule: typeof Api | undefined;
+/**
+ * `@opentelemetry/api`, loaded with the first collection (the SDK has started by then) rather than
+ * with @fw/metrics, which `@fw/app` exports to every app, measured or not.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose: a collection is
+const api = (): typeof Api => (apiModule ??= require('@opentelemetry/api') as typeof Api);
 
 /** One series: the bucket counts, sum, count, min and max of one attribute set. */
 interface Series {
@@ -89,7 +98,7 @@ export class HttpDurationHistogram implements MetricProducer {
       }
     }
     const metric: HistogramMetricData = {
-      descriptor: { name: METRIC_HTTP_SERVER_REQUEST_DURATION, description: 'Duration of HTTP server requests.', unit: UNIT_SECONDS, valueType: ValueType.DOUBLE },
+      descriptor: { name: METRIC_HTTP_SERVER_REQUEST_DURATION, description: 'Duration of HTTP server requests.', unit: UNIT_SECONDS, valueType: api().ValueType.DOUBLE },
       aggregationTemporality: this.sdk.AggregationTemporality.CUMULATIVE,
       dataPointType: this.sdk.DataPointType.HISTOGRAM,
       dataPoints,
