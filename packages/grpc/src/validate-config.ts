@@ -1,4 +1,5 @@
 import { resolveGrpcConfig } from './internal/config.js';
+import { grpcJs } from './internal/libraries.js';
 import type { GrpcConfig } from './types.js';
 
 /** The only HTTP adapter gRPC runs beside. */
@@ -22,5 +23,8 @@ export function validateGrpcConfig(config: GrpcConfig | boolean | undefined, ada
         `Use adapter: { type: '${GRPC_ADAPTER}' } or remove protocols.grpc.`,
     );
   }
+  // The config of a server about to be served: its library must be there (a missing @grpc/grpc-js
+  // is reported before any mistake in the config, whose fix would not be enough).
+  grpcJs();
   resolveGrpcConfig(config);
 }
