@@ -95,9 +95,11 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
   const c = config as Record<string, unknown>;
   checkOptions(c, KNOWN_KEYS, UNKNOWN_OPTION);
   if (c.schema !== undefined) {
+    // Loaded outside the try: a graphql that is not installed is reported as such (createApp names it).
+    const { isSchema } = graphqlLib();
     let schemaOk: boolean;
     try {
-      schemaOk = graphqlLib().isSchema(c.schema);
+      schemaOk = isSchema(c.schema);
     } catch (err) {
       // graphql's instanceOf check throws when the schema was built by another copy of graphql.
       throw new TypeError(
