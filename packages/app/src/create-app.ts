@@ -1,12 +1,12 @@
 import { Application, type ApplicationConfig, type ErrorHandler, type Middleware, type RequestContext } from '@fw/core';
 import type { Plugin } from '@fw/core/plugin';
-import type { GraphQLConfig } from '@fw/graphql';
-import type { GrpcConfig } from '@fw/grpc';
-import type { MetricsConfig } from '@fw/metrics';
-import type { CorsConfig } from '@fw/middleware';
-import type { TracingConfig } from '@fw/tracing';
+import { graphqlPlugin, validateGraphQLConfig, type GraphQLConfig } from '@fw/graphql';
+import { grpcPlugin, validateGrpcConfig, type GrpcConfig } from '@fw/grpc';
+import { metricsPlugin, type MetricsConfig } from '@fw/metrics';
+import { cors as corsMiddleware, type CorsConfig } from '@fw/middleware';
+import { tracingPlugin, type TracingConfig } from '@fw/tracing';
 import { checkOptions } from './internal/check-options.js';
-import { loadGraphQL, loadGrpc, loadMetrics, loadMiddleware, loadTracing, NODE_HTTP_ADAPTER, type GraphQLModule, type GrpcModule } from './internal/optional.js';
+import { GRAPHQL, GRPC, METRICS, NODE_HTTP_ADAPTER, TRACING, withOptional } from './internal/optional.js';
 import { HealthPlugin, type AppHealth, type HealthOptions } from './production/health.js';
 import { SHUTDOWN_DEFAULTS, watchSignals, type ShutdownOptions } from './production/signals.js';
 import { ProtocolManager } from './protocol-manager.js';
@@ -117,9 +117,9 @@ class FwApplication extends Application implements App {
 /**
  * Creates an application serving REST, and GraphQL and gRPC when configured. Configuration errors
  * (an unknown or misspelt option at any level, a value of the wrong type, a GraphQL config without
- * a schema, gRPC on another adapter) throw here. `@fw/graphql`, `@fw/grpc` and `@fw/tracing` (and the
- * libraries under them) are loaded only when the options ask for them; when one is not installed,
- * the error names the packages to install.
+ * a schema, gRPC on another adapter) throw here. graphql, the gRPC libraries and OpenTelemetry are
+ * loaded only when the options ask for them; when one is not installed, the error names the
+ * packages to install.
  * @example
  * const app = createApp({ port: 3000, cors: true, middleware: [logger()], protocols: { graphql: { schema } } });
  * app.get('/hello', (ctx) => ctx.json({ hello: 'world' }));
@@ -133,23 +133,19 @@ export function createApp(options: AppOptions = {}): App {
   }
   const adapterType = adapter?.type ?? NODE_HTTP_ADAPTER;
   const { graphql, grpc } = protocols;
-  const grpcModule: GrpcModule | undefined = grpc !== undefined && grpc !== false ? loadGrpc() : undefined;
+  const grpcOn = grpc !== undefined && grpc !== false;
+  const graphqlOn = graphql !== undefined && graphql !== false;
   // gRPC's own message names the adapter rule, so it is checked before the generic adapter check.
-  if (grpcModule) grpcModule.validateGrpcConfig(grpc, adapterType);
+  if (grpcOn) withOptional(GRPC, () => validateGrpcConfig(grpc, adapterType));
   if (adapterType !== NODE_HTTP_ADAPTER) {
     throw new TypeError(`createApp: unknown adapter type "${adapterType}"; the only adapter is "${NODE_HTTP_ADAPTER}"`);
   }
-  const graphqlModule: GraphQLModule | undefined = graphql !== undefined && graphql !== false ? loadGraphQL() : undefined;
-  if (graphqlModule) {
-    // Typed explicitly: TypeScript calls an assertion function only through a declared type.
-    const validateGraphQLConfig: GraphQLModule['validateGraphQLConfig'] = graphqlModule.validateGraphQLConfig;
-    validateGraphQLConfig(graphql);
-  }
+  if (graphqlOn) withOptional(GRAPHQL, () => validateGraphQLConfig(graphql));
 
   const app = new FwApplication(config);
   // cors first: a preflight is answered, and an error answer carries its headers, whatever the
   // middleware after it does.
-  if (cors !== undefined && cors !== false) app.use(loadMiddleware().cors(cors === true ? {} : cors));
+  if (cors !== undefined && cors !== false) app.use(corsMiddleware(cors === true ? {} : cors));
   for (const mw of middleware) app.use(mw);
   if (onError !== undefined) app.onError(onError);
   if (onNotFound !== undefined) app.notFound(onNotFound);
@@ -163,15 +159,15 @@ export function createApp(options: AppOptions = {}): App {
   };
   // Tracing first: its wrapper must be the outermost, around every other plugin's work.
   const tracing = observability?.tracing;
-  if (tracing !== undefined && tracing.enabled) app.register(loadTracing().tracingPlugin(withoutHealth(tracing)));
+  if (tracing !== undefined && tracing.enabled) app.register(withOptional(TRACING, () => tracingPlugin(withoutHealth(tracing))));
   const metrics = observability?.metrics;
-  if (metrics !== undefined && metrics.enabled) app.register(loadMetrics().metricsPlugin(withoutHealth(metrics)));
+  if (metrics !== undefined && metrics.enabled) app.register(withOptional(METRICS, () => metricsPlugin(withoutHealth(metrics))));
   // The app's log destination is the plugins' too, unless a plugin was given its own.
   const withLog = <T extends { onLog?: unknown }>(pluginConfig: T): T =>
     config.onLog !== undefined && pluginConfig.onLog === undefined ? { ...pluginConfig, onLog: config.onLog } : pluginConfig;
   // `true`: served from the app's operations alone (a generated schema, generated .proto files).
-  const graphqlInstance = graphqlModule?.graphqlPlugin(withLog(graphql === true ? {} : (graphql as GraphQLConfig)));
-  const grpcInstance = grpcModule?.grpcPlugin(withLog(grpc === true ? {} : (grpc as GrpcConfig)));
+  const graphqlInstance = graphqlOn ? withOptional(GRAPHQL, () => graphqlPlugin(withLog(graphql === true ? {} : graphql))) : undefined;
+  const grpcInstance = grpcOn ? withOptional(GRPC, () => grpcPlugin(withLog(grpc === true ? {} : grpc))) : undefined;
   if (graphqlInstance) app.register(graphqlInstance);
   if (grpcInstance) app.register(grpcInstance);
   const manager = graphqlInstance || grpcInstance ? new ProtocolManager(graphqlInstance, grpcInstance, app) : undefined;

@@ -1,10 +1,10 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Route } from '@fw/core';
-import type { OpenAPIDocument } from '@fw/openapi';
+import { compareNames } from '@fw/core/plugin';
+import { openapi, type OpenAPIDocument } from '@fw/openapi';
 import { compareFiles } from './emit/check.js';
 import { leftoverWarnings, missingPreviousWarnings, protoLocation } from './emit/proto-dir.js';
 import { readCurrent, resolveTarget, writeAtomically } from './emit/write.js';
-import { loadCorePlugin, loadOpenAPI } from './internal/optional.js';
 import type { ProtocolManager } from './protocol-manager.js';
 
 /** What `emit` needs of an application: `createApp`'s app, or an `Application` of `@fw/core` with the plugins registered. */
@@ -159,8 +159,6 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
       const location = protoLocation(out, base, options.protoOut, configured);
       committedProtoDir = location.previousDir;
       // Field numbers come from the committed files (protoOut); without them, from the last emit here.
-      // The plugin entry of core loads here, not with the app: a REST-only start never needs it.
-      const { compareNames } = loadCorePlugin();
       const protos = [...plugin.generateProtos(location.previousDir)].sort((a, b) => compareNames(a.file, b.file));
       if (protos.length === 0) skipped.push({ kind: 'proto', reason: 'the gRPC server serves no operations (its .proto files are your own)' });
       for (const { file, text } of protos) plan('proto', inside(location.dir, file), location.root, file, text);
@@ -173,7 +171,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     const plugin = app.getPlugin('openapi') as OpenAPIDocumentSource | undefined;
     const path = join(out, 'openapi.json');
     if (plugin !== undefined && typeof plugin.document === 'function') plan('openapi', path, out, 'openapi.json', JSON.stringify(plugin.document(), null, 2));
-    else if (app.getRoutes().length > 0) plan('openapi', path, out, 'openapi.json', JSON.stringify(loadOpenAPI().openapi(app), null, 2));
+    else if (app.getRoutes().length > 0) plan('openapi', path, out, 'openapi.json', JSON.stringify(openapi(app), null, 2));
     else skipped.push({ kind: 'openapi', reason: 'the app has no REST routes and no openapi plugin' });
   }
 

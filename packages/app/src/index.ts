@@ -2,10 +2,10 @@
  * @fw/app — `createApp`, `emit`, and every public name of the fw packages in one import: `@fw/core`
  * whole (routers, `HTTPError`, `compose`, `withMeta`, ...), and the functions and classes of
  * `@fw/middleware`, `@fw/validate`, `@fw/openapi`, `@fw/graphql`, `@fw/grpc`, `@fw/tracing` and `@fw/metrics`
- * (`cors`, `authenticate`, `validate`, `defineOperation`, `describeRoute`, `MemoryStore`, ...).
- * Those packages load the first time one of their names is used, so a REST-only app starts as fast
- * as `@fw/core` alone. `@fw/app/<package>` (`@fw/app/middleware`, ...) re-exports one package
- * whole, constants included, with the same objects as the root for the names the root exports.
+ * (`cors`, `authenticate`, `validate`, `defineOperation`, `describeRoute`, `MemoryStore`, ...), each
+ * the very object its package exports. A REST-only app stays cheap to start because each package
+ * is: graphql, the gRPC libraries and OpenTelemetry load only when an option or a first call needs
+ * them. `@fw/app/<package>` (`@fw/app/middleware`, ...) re-exports one package whole, constants included.
  * @example
  * import { createApp, cors, validate, HTTPError } from '@fw/app';
  */
@@ -61,21 +61,21 @@ export {
   RedisStoreError,
   requireRole,
   rolesOf,
-} from './root/middleware.js';
+} from '@fw/middleware';
 export type * from '@fw/middleware';
-export { createHandler, defineOperation, validate } from './root/validate.js';
+export { createHandler, defineOperation, validate } from '@fw/validate';
 export type * from '@fw/validate';
-export { checkContract, describeRoute, openapi, openapiPlugin } from './root/openapi.js';
+export { checkContract, describeRoute, openapi, openapiPlugin } from '@fw/openapi';
 export type * from '@fw/openapi';
 // Both packages name a type `OperationMethod`: the root's is the operations' one (`@fw/app/openapi` has the other).
 export type { OperationMethod } from '@fw/validate';
-export { createGraphQLHandler, findSchemaChanges, graphqlErrorCode, graphqlPlugin, validateGraphQLConfig } from './root/graphql.js';
+export { createGraphQLHandler, findSchemaChanges, graphqlErrorCode, graphqlPlugin, validateGraphQLConfig } from '@fw/graphql';
 export type * from '@fw/graphql';
-export { findProtoChanges, generateProtos, grpcMethodName, grpcPlugin, grpcStatusOf, GrpcContext, GrpcError, httpStatusFromGrpc, validateGrpcConfig } from './root/grpc.js';
+export { findProtoChanges, generateProtos, grpcMethodName, grpcPlugin, grpcStatusOf, GrpcContext, GrpcError, httpStatusFromGrpc, validateGrpcConfig } from '@fw/grpc';
 export type * from '@fw/grpc';
-export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracingPlugin } from './root/tracing.js';
+export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracingPlugin } from '@fw/tracing';
 export type * from '@fw/tracing';
-export { metricsPlugin } from './root/metrics.js';
+export { metricsPlugin } from '@fw/metrics';
 export type * from '@fw/metrics';
 export { start } from './start/primary.js';
 export type { StartedApp, StartOptions } from './start/primary.js';

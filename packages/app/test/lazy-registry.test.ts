@@ -1,28 +1,25 @@
-// In process, under jest's module registry: createApp requires @fw/graphql, @fw/grpc and
-// @fw/tracing when an option asks for one, not when @fw/app is loaded, and through the host's
-// registry (so a mock of one applies). Each mock factory records when the registry runs it.
+// In process, under jest's module registry: importing @fw/app loads every fw package, and those
+// require graphql, the gRPC libraries and OpenTelemetry only when an option asks for them, through
+// the host's registry. Each library is wrapped in a recording mock that hands out the real module.
 
 import type { createApp as CreateApp } from '@fw/app';
+import type * as GraphQLLib from 'graphql';
+
+/** The libraries a REST-only app must not load, and the options that load them. */
+const HEAVY = ['graphql', 'graphql-jit', 'graphql-sse', 'graphql-ws', 'ws', '@grpc/grpc-js', '@grpc/proto-loader', '@grpc/reflection', 'grpc-health-check', 'protobufjs', '@opentelemetry/api'];
 
 type Loaded = string[];
 
-/** Mocks the three protocol packages with recording factories, then loads a fresh @fw/app. */
-async function withMockedProtocols(run: (createApp: typeof CreateApp, loaded: Loaded) => void): Promise<void> {
+/** Records every heavy library the registry loads, then loads a fresh @fw/app. */
+async function withRecordedLibraries(run: (createApp: typeof CreateApp, loaded: Loaded) => void): Promise<void> {
   await jest.isolateModulesAsync(async () => {
     const loaded: Loaded = [];
-    const plugin = (name: string) => (config: { path?: string }) => ({ name, path: config.path, setup: () => undefined, getSchema: () => `${name} schema` });
-    jest.doMock('@fw/graphql', () => {
-      loaded.push('@fw/graphql');
-      return { validateGraphQLConfig: () => undefined, graphqlPlugin: plugin('graphql') };
-    });
-    jest.doMock('@fw/grpc', () => {
-      loaded.push('@fw/grpc');
-      return { validateGrpcConfig: () => undefined, grpcPlugin: plugin('grpc') };
-    });
-    jest.doMock('@fw/tracing', () => {
-      loaded.push('@fw/tracing');
-      return { tracingPlugin: plugin('tracing') };
-    });
+    for (const name of HEAVY) {
+      jest.doMock(name, () => {
+        loaded.push(name);
+        return jest.requireActual(name);
+      });
+    }
     const { createApp } = await import('@fw/app');
     run(createApp, loaded);
   });
@@ -33,29 +30,33 @@ describe('createApp under a host module registry', () => {
     jest.resetModules();
   });
 
-  it('requires no protocol package for a REST-only app, or for options switched off', async () => {
-    await withMockedProtocols((createApp, loaded) => {
-      createApp();
-      createApp({ protocols: { graphql: false, grpc: false }, observability: { tracing: { enabled: false, serviceName: 'off' } } });
+  it('loads none of graphql, the gRPC libraries or OpenTelemetry for a REST-only app, or for options switched off', async () => {
+    await withRecordedLibraries((createApp, loaded) => {
+      expect(loaded).toEqual([]);
+      const app = createApp({ cors: true });
+      app.get('/ping', (ctx) => ctx.json({ pong: true }));
+      createApp({ protocols: { graphql: false, grpc: false }, observability: { tracing: { enabled: false, serviceName: 'off' }, metrics: { enabled: false } } });
       expect(loaded).toEqual([]);
     });
   });
 
-  it('requires @fw/graphql through the registry when protocols.graphql is set', async () => {
-    await withMockedProtocols((createApp, loaded) => {
-      const app = createApp({ protocols: { graphql: { schema: {} as never, path: '/gql' } } });
-      expect(loaded).toEqual(['@fw/graphql']);
+  it('loads graphql through the registry when protocols.graphql is set, and no gRPC or OpenTelemetry library', async () => {
+    await withRecordedLibraries((createApp, loaded) => {
+      const { buildSchema } = jest.requireActual<typeof GraphQLLib>('graphql');
+      const app = createApp({ protocols: { graphql: { schema: buildSchema('type Query { hello: String }'), path: '/gql' } } });
+      expect(loaded).toContain('graphql');
+      expect(loaded.filter((name) => name.startsWith('@grpc/') || name.startsWith('@opentelemetry/') || name === 'protobufjs')).toEqual([]);
       expect(app.getProtocolManager()?.getGraphQLPath()).toBe('/gql');
-      expect(app.getProtocolManager()?.getGraphQLSchema()).toBe('graphql schema');
     });
   });
 
-  it('requires @fw/grpc when protocols.grpc is set, and @fw/tracing when tracing is enabled', async () => {
-    await withMockedProtocols((createApp, loaded) => {
-      createApp({ protocols: { grpc: { services: {} } } });
-      expect(loaded).toEqual(['@fw/grpc']);
+  it('loads the gRPC libraries when protocols.grpc is set, and @opentelemetry/api when tracing is enabled', async () => {
+    await withRecordedLibraries((createApp, loaded) => {
+      createApp({ protocols: { grpc: true } });
+      expect(loaded).toEqual(expect.arrayContaining(['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs']));
+      expect(loaded.filter((name) => name.startsWith('graphql') || name.startsWith('@opentelemetry/'))).toEqual([]);
       const app = createApp({ observability: { tracing: { enabled: true, serviceName: 'on' } } });
-      expect(loaded).toEqual(['@fw/grpc', '@fw/tracing']);
+      expect(loaded).toContain('@opentelemetry/api');
       expect(app.getPlugin('tracing')).toBeDefined();
     });
   });

@@ -105,7 +105,7 @@ const LOADERS: Array<[string, () => Promise<Checked>]> = [
   [
     'an esbuild bundle (--bundle --platform=node)',
     async () => {
-      const esbuild = (await import('esbuild')) as typeof import('esbuild');
+      const esbuild = await import('esbuild');
       const outfile = join(project('esm'), 'bundle.cjs');
       await esbuild.build({ entryPoints: [join(project('esm'), 'x.mjs')], bundle: true, platform: 'node', external: GRPC_STACK, outfile, logLevel: 'error' });
       return run(['bundle.cjs'], project('esm'));

@@ -1,7 +1,8 @@
 import { join, relative } from 'node:path';
 import type * as FsPromises from 'node:fs/promises';
 import type { PlannedFile, SchemaChange } from '../emit.js';
-import { loadGraphQL, loadGrpc } from '../internal/optional.js';
+import { findSchemaChanges } from '@fw/graphql';
+import { findProtoChanges } from '@fw/grpc';
 import { findOpenAPIChanges } from './openapi-changes.js';
 import { generatedProtosIn, packageOf } from './proto-dir.js';
 
@@ -28,7 +29,7 @@ export async function compareFiles(planned: readonly PlannedFile[], current: Rea
     if (before === undefined) {
       changes.push({ kind: file.kind, file: file.name, breaking: false, message: `${file.name} is new: there is no committed file to compare with` });
     } else if (file.kind === 'graphql') {
-      for (const change of loadGraphQL().findSchemaChanges(before, file.content)) changes.push({ kind: 'graphql', file: file.name, breaking: change.breaking, message: change.message });
+      for (const change of findSchemaChanges(before, file.content)) changes.push({ kind: 'graphql', file: file.name, breaking: change.breaking, message: change.message });
     } else {
       for (const change of findOpenAPIChanges(JSON.parse(before) as unknown, JSON.parse(file.content) as unknown)) changes.push({ kind: 'openapi', file: file.name, ...change });
     }
@@ -49,7 +50,7 @@ export async function compareFiles(planned: readonly PlannedFile[], current: Rea
     } else {
       const packages = [...committed, ...generated].map(([name, text]) => ({ name, pkg: packageOf(text) })).sort((a, b) => b.pkg.length - a.pkg.length);
       const fileOf = (path: string): string => packages.find(({ pkg }) => pkg === '' || path === pkg || path.startsWith(`${pkg}.`))?.name ?? path;
-      for (const change of loadGrpc().findProtoChanges(committed, generated)) {
+      for (const change of findProtoChanges(committed, generated)) {
         const file = /\.proto$/.test(change.path) ? change.path : fileOf(change.path);
         changes.push({ kind: 'proto', file, breaking: change.breaks !== undefined, ...(change.breaks === undefined ? {} : { level: change.breaks }), message: change.message });
       }

@@ -1,5 +1,2 @@
-/** `@fw/app/openapi`: everything `@fw/openapi` exports, for apps that install only `@fw/app`. */
+/** `@fw/app/openapi`: everything `@fw/openapi` exports (its very objects), for apps that install only `@fw/app`. */
 export * from '@fw/openapi';
-// The functions and classes are the root entry's own objects (the build points this import at
-// `@fw/app` itself), so `import { x } from '@fw/app'` and from here give the same object.
-export { checkContract, describeRoute, openapi, openapiPlugin } from '../index.js';
