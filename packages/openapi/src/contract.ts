@@ -34,17 +34,7 @@ interface AjvLike {
   compile(schema: object): Validator;
 }
 
-/**
- * Checks an app against its OpenAPI document: for every operation, builds a request from the
- * schemas (path parameters, required query parameters, the JSON body — from their examples,
- * defaults or types), sends it with `app.inject`, and checks that the status is the expected one
- * (any 2xx unless `operations[id].status` says otherwise) and documented, and that the body
- * validates against the documented response schema (ajv, JSON Schema 2020-12). Needs the optional
- * peers `ajv` and `ajv-formats`.
- * @example
- * const report = await checkContract(app, openapi(app), { headers: { authorization: `Bearer ${token}` } });
- * if (!report.ok) throw new Error(report.summary);
- */
+/** The implementation of `checkContract`: the package exports ./lazy.ts's, which loads this on its first call. */
 export async function checkContract(app: InjectTarget, document: OpenAPIDocument, options: ContractCheckOptions = {}): Promise<ContractReport> {
   const ajv = await createAjv(document);
   const compiled = new WeakMap<object, Validator>();

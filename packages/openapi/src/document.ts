@@ -4,12 +4,12 @@ import { defaultLog, readsBody, upperFirst } from '@fw/core/plugin';
 import { accessMeta } from './internal/access-meta.js';
 import { SchemaRegistry } from './internal/components.js';
 import { acceptsUndefined, convertSchema, isPlainJSONSchema } from './internal/convert.js';
+import { DEFAULT_INFO, DEFAULT_SECURITY_SCHEMES, OPENAPI_VERSION } from './defaults.js';
 import { ErrorComponents } from './internal/errors.js';
 import { normalizePrefix, operationIdFor, planOperations, type PlannedOperation } from './internal/routes.js';
 import type {
   ComponentsObject,
   HeaderObject,
-  InfoObject,
   JSONSchema,
   OpenAPIDocument,
   OpenAPIOptions,
@@ -28,17 +28,6 @@ import type {
   TagObject,
 } from './types.js';
 
-/** The OpenAPI version of the documents built here. */
-export const OPENAPI_VERSION = '3.1.0';
-
-/** `info` when none is given. */
-export const DEFAULT_INFO: InfoObject = { title: 'API', version: '1.0.0' };
-
-/** The security scheme routes with `meta.auth` require when no `securitySchemes` are given: a bearer token, as `authenticate` reads it. */
-export const DEFAULT_SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
-  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-};
-
 /** Anything with `getRoutes()` (an Application or a Router), or the routes themselves. */
 export type RouteSource = { getRoutes(): Route[] } | readonly Route[];
 
@@ -52,14 +41,7 @@ type Convert = (value: unknown, part: SchemaPart, io: SchemaIO, name: string, da
 /** Where warnings go without `onWarning`: fw's default log (one entry on stderr). */
 const logWarning = (warning: OpenAPIWarning): void => defaultLog(`[@fw/openapi] ${warning.message}`);
 
-/**
- * Builds an OpenAPI 3.1 document from the routes of an app or router: one operation per route
- * (`:id` written `{id}`), parameters from the params and query schemas, the request body from the
- * body schema, responses from `schema.responses` / `meta.responses`, and the error bodies the
- * framework really sends. A schema that cannot be converted is documented as `{}` with a warning.
- * @example
- * const document = openapi(app, { info: { title: 'Bookstore', version: '1.0.0' } });
- */
+/** The implementation of `openapi`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function openapi(source: RouteSource, options: OpenAPIOptions = {}): OpenAPIDocument {
   const routes = Array.isArray(source) ? (source as readonly Route[]) : (source as { getRoutes(): Route[] }).getRoutes();
   return new DocumentBuilder(options).build(routes);

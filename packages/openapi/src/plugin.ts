@@ -1,6 +1,7 @@
 import type { Context, Route } from '@fw/core';
 import { assertGetOrHead, type Plugin, type PluginHost } from '@fw/core/plugin';
-import { DEFAULT_INFO, openapi } from './document.js';
+import { DEFAULT_INFO } from './defaults.js';
+import { openapi } from './document.js';
 import { createDocsPage, normalizeMountPath } from './internal/docs-page.js';
 import type { OpenAPIDocument, OpenAPIOptions, OpenAPIPluginConfig, OpenAPIWarning } from './types.js';
 
@@ -23,13 +24,7 @@ interface Built {
   etag: string;
 }
 
-/**
- * Serves the OpenAPI document of the app's routes as JSON (default `/openapi.json`) and a Swagger
- * UI page (default `/docs`) whose files are bundled into the package at build time: no CDN, works
- * offline, strict CSP. The document is built on first request and rebuilt when the routes change.
- * @example
- * app.register(openapiPlugin({ info: { title: 'Bookstore', version: '1.0.0' } }));
- */
+/** The implementation of `openapiPlugin`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function openapiPlugin(config: OpenAPIPluginConfig = {}): OpenAPIPlugin {
   const { name = 'openapi', path = '/openapi.json', docsPath = '/docs', documents = [], docsTitle, swaggerUI = {}, ...base } = config;
   const entries: Entry[] = [];
