@@ -23,39 +23,7 @@ import type {
 /** Names an issue by its plain path: `id`, `author.name`; the whole input is `''`. */
 const plainField: FieldNamer = (path) => fieldName('', path);
 
-/**
- * Defines an operation once, to serve it on every protocol it names with `app.operation(op)`:
- * the input (a zod 4 object) is validated, the handler runs, and its result is shaped by the output
- * (unknown keys dropped, dates as ISO strings). The definition is checked now: a mistake, or a type
- * that cannot be served on GraphQL or gRPC, is a `TypeError` naming the operation and the path.
- * @example
- * const getBook = defineOperation({
- *   name: 'getBook',
- *   input: z.object({ id: z.string() }),
- *   output: z.object({ id: z.string(), title: z.string() }).meta({ id: 'Book' }),
- *   handler: async ({ id }) => ({ id, title: 'Dune' }),
- *   rest: { method: 'GET', path: '/books/:id' },
- *   graphql: { type: 'query' },
- *   grpc: { service: 'bookstore.Catalog' },
- * });
- * app.operation(getBook);
- *
- * With `stream: true` the handler is an async generator and every value it yields is one event,
- * checked and shaped by the output; served as server-sent events, a GraphQL subscription and a
- * gRPC server stream. The input is validated and the middleware run once, before the first event.
- * @example
- * const orderEvents = defineOperation({
- *   name: 'orderEvents',
- *   input: z.object({ orderId: z.string().optional() }),
- *   output: OrderEvent,
- *   stream: true,
- *   handler: async function* (input, ctx) {
- *     for await (const e of bus.subscribe('orders', { signal: ctx.signal })) yield tracked(e.id, e);
- *   },
- *   rest: { path: '/orders/events' },
- *   graphql: { type: 'subscription' },
- * });
- */
+/** The implementation of `defineOperation`: the package exports ./lazy.ts's, which loads this on its first call. */
 export function defineOperation<
   I extends Zod4ObjectSchema,
   O extends Zod4Schema,

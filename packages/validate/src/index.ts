@@ -4,7 +4,8 @@
  * `defineOperation()`: one zod 4 definition served on REST, GraphQL and gRPC.
  */
 export { createHandler } from './create-handler.js';
-export { defineOperation } from './define-operation.js';
+// The definition checks and type shapes load with the first call of defineOperation, not with the package.
+export { defineOperation } from './lazy.js';
 export { validate, TOO_DEEP_CODE, TOO_DEEP_MESSAGE } from './validate.js';
 export type {
   AnyOperationDefinition,
