@@ -113,20 +113,7 @@ export interface PlannedFile {
   content: string;
 }
 
-/**
- * Writes an application's schemas: `schema.graphql` (the GraphQL schema it serves, operations
- * included), the `.proto` files generated for its gRPC operations, and `openapi.json` (the
- * document of its `openapi` plugin, or one built from its routes). Same app, same bytes: each file
- * ends with a newline and is written only when its content changed. All or nothing: everything is
- * generated and every target checked (no symbolic link may lead outside `out` or the proto
- * directory) before anything is written, and each file is written to a temporary file renamed
- * over it. Never listens. Throws when there is nothing to write. With `check`, writes nothing and
- * returns the changes from the files there.
- * @example
- * const { files } = await emit({ app, out: 'schemas' });
- * const { changes } = await emit({ app, out: 'schemas', check: true });
- * const breaking = changes!.filter((change) => change.breaking);
- */
+/** The implementation of `emit`: the package exports ./lazy.ts's, which loads this on its first call. */
 export async function emit(options: EmitOptions): Promise<EmitResult> {
   const { app } = options;
   if (app === null || typeof app !== 'object' || typeof app.getRoutes !== 'function' || typeof app.getPlugin !== 'function') {

@@ -12,7 +12,8 @@
 export { createApp } from './create-app.js';
 export type { App, AppHealth, AppOptions, HealthCheck, HealthOptions, MetricsOptions, ProtocolManagerConfig, ReadinessReport, ShutdownOptions, TracingOptions } from './create-app.js';
 export type { ProtocolManager } from './protocol-manager.js';
-export { emit } from './emit.js';
+// emit and start load their implementation with their first call, not with the package.
+export { emit, start } from './lazy.js';
 export type { EmitKind, EmitOptions, EmitResult, EmitTarget, EmittedFile, SchemaChange } from './emit.js';
 
 export {
@@ -77,5 +78,4 @@ export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracing
 export type * from '@fw/tracing';
 export { metricsPlugin } from '@fw/metrics';
 export type * from '@fw/metrics';
-export { start } from './start/primary.js';
 export type { StartedApp, StartOptions } from './start/primary.js';

@@ -75,15 +75,7 @@ interface Slot {
   exited: Promise<number>;
 }
 
-/**
- * Runs the app module in `workers` processes with node:cluster, sharing the HTTP and gRPC ports;
- * resolves once every worker is ready. A worker that dies is replaced (after a backoff that grows
- * while they keep dying); `restart()` replaces them one at a time with no refused request;
- * `stop()` shuts them down in order. Call it from the process that should be the primary.
- * @example
- * const running = await start({ module: 'dist/app.js', workers: 2, port: 3000 });
- * process.on('SIGHUP', () => void running.restart());
- */
+/** The implementation of `start`: the package exports ../lazy.ts's, which loads this on its first call. */
 export async function start(options: StartOptions): Promise<StartedApp> {
   // Loaded here, not with the package: `@fw/app` is imported by every app, and node:cluster alone
   // costs a few milliseconds of start-up. getBuiltinModule gives the module object the types call a namespace.
