@@ -7,7 +7,7 @@
  */
 export { metricsPlugin } from './plugin.js';
 export type { MetricsPlugin } from './plugin.js';
-export { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES } from './internal/options.js';
+export { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES } from './options.js';
 export { PROMETHEUS_CONTENT_TYPE } from './internal/admin-server.js';
 export type { MetricsAddress, MetricsConfig, OtlpMetricsConfig, OtlpMetricsProtocol } from './types.js';
 // The attribute keys @fw/tracing exports too (`http.route`, `error.type`, ...) are exported there

@@ -6,6 +6,7 @@
 // @opentelemetry/api loads with the first call of tracingPlugin, not with the package.
 export { tracingPlugin } from './lazy.js';
 export type { TracingPlugin } from './plugin.js';
+export { TRACING_EXPORTERS, TRACING_OPTION_NAMES, TRACING_OTLP_PROTOCOLS } from './options.js';
 export type {
   ExportResultLike,
   OtlpProtocol,

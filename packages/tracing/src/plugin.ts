@@ -2,6 +2,7 @@ import type { Plugin, PluginHost } from '@fw/core/plugin';
 import { TracingRuntime } from './internal/runtime.js';
 import { tracesUrl } from './internal/sdk.js';
 import { refuseUnknownOptions } from './internal/unknown-keys.js';
+import { TRACING_EXPORTERS, TRACING_OTLP_PROTOCOLS } from './options.js';
 import type { ProviderSource, TracingConfig } from './types.js';
 
 /** The plugin `tracingPlugin()` returns. */
@@ -64,7 +65,7 @@ function validate(config: TracingConfig): void {
   if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) {
     throw new TypeError('tracing.serviceName must be a non-empty string');
   }
-  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'console' && exporter !== 'none' && (typeof exporter !== 'object' || exporter === null || typeof exporter.export !== 'function')) {
+  if (exporter !== undefined && !(typeof exporter === 'string' && TRACING_EXPORTERS.includes(exporter)) && (typeof exporter !== 'object' || exporter === null || typeof exporter.export !== 'function')) {
     throw new TypeError(`tracing.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${typeof exporter === 'object' ? 'an object without an export() method' : String(exporter)}`);
   }
   if (spanProcessors !== undefined && (!Array.isArray(spanProcessors) || spanProcessors.some((p) => typeof p?.onEnd !== 'function'))) {
@@ -75,7 +76,7 @@ function validate(config: TracingConfig): void {
   }
   if (config.endpoint !== undefined) tracesUrl(config.endpoint);
   if (ignore !== undefined && typeof ignore !== 'function') throw new TypeError('tracing.ignore must be a function');
-  if (config.otlpProtocol !== undefined && config.otlpProtocol !== 'http/protobuf' && config.otlpProtocol !== 'http/json') {
+  if (config.otlpProtocol !== undefined && !TRACING_OTLP_PROTOCOLS.includes(config.otlpProtocol)) {
     throw new TypeError(`tracing.otlpProtocol must be 'http/protobuf' or 'http/json', got ${String(config.otlpProtocol)}`);
   }
 }

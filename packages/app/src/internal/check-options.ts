@@ -1,6 +1,6 @@
 import type { ApplicationConfig } from '@fw/core';
-import type { OtlpMetricsConfig } from '@fw/metrics';
-import type { OtlpProtocol, TracingExporter } from '@fw/tracing';
+import { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES, type MetricsConfig } from '@fw/metrics';
+import { TRACING_EXPORTERS, TRACING_OPTION_NAMES, TRACING_OTLP_PROTOCOLS, type TracingConfig } from '@fw/tracing';
 import type { AppOptions, MetricsOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
 import type { HealthOptions } from '../production/health.js';
 import type { ShutdownOptions } from '../production/signals.js';
@@ -36,43 +36,15 @@ const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true>
 };
 const PROTOCOL_KEYS: Record<keyof ProtocolManagerConfig, true> = { graphql: true, grpc: true };
 const OBSERVABILITY_KEYS: Record<keyof NonNullable<AppOptions['observability']>, true> = { tracing: true, metrics: true };
-// Checked here, where `@fw/metrics` is not loaded (with metrics off it never is); its values are
-// checked by `metricsPlugin()` when metrics are on.
-const METRICS_KEYS: Record<keyof MetricsOptions, true> = {
-  enabled: true,
-  path: true,
-  port: true,
-  host: true,
-  otlp: true,
-  serviceName: true,
-  resourceAttributes: true,
-  ignore: true,
-};
-const OTLP_METRICS_KEYS: Record<keyof OtlpMetricsConfig, true> = { endpoint: true, headers: true, protocol: true, interval: true };
 const HEALTH_KEYS: Record<keyof HealthOptions, true> = { livePath: true, readyPath: true, checks: true, checkTimeout: true, checkInterval: true };
 const SHUTDOWN_KEYS: Record<keyof ShutdownOptions, true> = { signals: true, delay: true, beforeExit: true };
-// Checked here, where `@fw/tracing` is not loaded: with tracing off it never is, and a misspelt
-// `enabled` would otherwise leave tracing off without a word. Its values are checked by
-// `tracingPlugin()` when tracing is on.
-const TRACING_KEYS: Record<keyof TracingOptions, true> = {
-  enabled: true,
-  serviceName: true,
-  exporter: true,
-  endpoint: true,
-  otlpHeaders: true,
-  otlpProtocol: true,
-  spanProcessors: true,
-  resourceAttributes: true,
-  tracerProvider: true,
-  responseHeader: true,
-  activeContext: true,
-  ignore: true,
-};
-
-// The named values of the tracing options, typed by `@fw/tracing`'s own types (a new one fails
-// to compile here until it is listed), so a misspelt one is refused with tracing off as well.
-const EXPORTERS: Record<Extract<TracingExporter, string>, true> = { otlp: true, console: true, none: true };
-const OTLP_PROTOCOLS: Record<OtlpProtocol, true> = { 'http/protobuf': true, 'http/json': true };
+// `observability.tracing` and `.metrics` are checked here, against the option names their packages
+// define (importing them loads no OpenTelemetry), even when they are off: a misspelt `enabled`
+// would otherwise leave tracing off without a word. Their values are checked by the plugins when
+// they are on. The compiler fails here if createApp's own types add a key those lists cannot know.
+type Within<Known, Keys extends Known> = Keys;
+type _TracingKeys = Within<keyof TracingConfig, keyof TracingOptions>;
+type _MetricsKeys = Within<keyof MetricsConfig, keyof MetricsOptions>;
 
 /** Names other frameworks use for what fw calls otherwise; the message names the fw way. */
 const HINTS: Record<string, string> = {
@@ -116,13 +88,13 @@ function checkTracingValues(tracing: Record<string, unknown>): void {
   const path = 'createApp: observability.tracing';
   if (typeof enabled !== 'boolean') throw new TypeError(`${path}.enabled must be true or false, got ${kind(enabled)}`);
   if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) throw new TypeError(`${path}.serviceName must be a non-empty string, got ${kind(serviceName)}`);
-  if (exporter !== undefined && typeof exporter !== 'object' && !(typeof exporter === 'string' && Object.hasOwn(EXPORTERS, exporter))) {
-    const near = typeof exporter === 'string' ? loadCorePlugin().nearestName(exporter, Object.keys(EXPORTERS)) : undefined;
+  if (exporter !== undefined && typeof exporter !== 'object' && !(typeof exporter === 'string' && TRACING_EXPORTERS.includes(exporter))) {
+    const near = typeof exporter === 'string' ? loadCorePlugin().nearestName(exporter, TRACING_EXPORTERS) : undefined;
     throw new TypeError(
       `${path}.exporter must be 'otlp', 'console', 'none' or a span exporter, got ${typeof exporter === 'string' ? `"${exporter}"` : kind(exporter)}${near === undefined ? '' : `; did you mean "${near}"?`}`,
     );
   }
-  if (otlpProtocol !== undefined && !(typeof otlpProtocol === 'string' && Object.hasOwn(OTLP_PROTOCOLS, otlpProtocol))) {
+  if (otlpProtocol !== undefined && !(typeof otlpProtocol === 'string' && TRACING_OTLP_PROTOCOLS.includes(otlpProtocol))) {
     throw new TypeError(`${path}.otlpProtocol must be 'http/protobuf' or 'http/json', got ${typeof otlpProtocol === 'string' ? `"${otlpProtocol}"` : kind(otlpProtocol)}`);
   }
 }
@@ -166,9 +138,9 @@ function checkShutdown(shutdown: unknown): void {
 /** What can be checked of `observability.metrics` without loading `@fw/metrics`. */
 function checkMetrics(metrics: unknown): void {
   if (!isObject(metrics)) throw new TypeError(`createApp: observability.metrics must be an object ({ enabled, path, port, ... }), got ${kind(metrics)}`);
-  refuseUnknown(metrics, Object.keys(METRICS_KEYS), 'observability.metrics');
+  refuseUnknown(metrics, METRICS_OPTION_NAMES, 'observability.metrics');
   if (typeof metrics.enabled !== 'boolean') throw new TypeError(`createApp: observability.metrics.enabled must be true or false, got ${kind(metrics.enabled)}`);
-  if (isObject(metrics.otlp)) refuseUnknown(metrics.otlp, Object.keys(OTLP_METRICS_KEYS), 'observability.metrics.otlp');
+  if (isObject(metrics.otlp)) refuseUnknown(metrics.otlp, OTLP_OPTION_NAMES, 'observability.metrics.otlp');
 }
 
 /**
@@ -195,7 +167,7 @@ export function checkOptions(options: unknown): asserts options is AppOptions {
     if (metrics !== undefined) checkMetrics(metrics);
     if (tracing !== undefined) {
       if (!isObject(tracing)) throw new TypeError(`createApp: observability.tracing must be an object ({ enabled, serviceName, ... }), got ${kind(tracing)}`);
-      refuseUnknown(tracing, Object.keys(TRACING_KEYS), 'observability.tracing');
+      refuseUnknown(tracing, TRACING_OPTION_NAMES, 'observability.tracing');
       checkTracingValues(tracing);
     }
   }

@@ -1,24 +1,6 @@
 import { checkOptions } from '@fw/core/plugin';
-import type { MetricsConfig, OtlpMetricsConfig } from '../types.js';
-
-// Every option name, typed: the compiler fails here when an option is added to the config types
-// but not to these lists, so a valid option is never refused.
-const CONFIG_KEYS: Record<keyof MetricsConfig, true> = {
-  enabled: true,
-  path: true,
-  port: true,
-  host: true,
-  otlp: true,
-  serviceName: true,
-  resourceAttributes: true,
-  ignore: true,
-};
-const OTLP_KEYS: Record<keyof OtlpMetricsConfig, true> = { endpoint: true, headers: true, protocol: true, interval: true };
-
-/** The option names of `metricsPlugin()` and of its `otlp` object (`createApp` checks its keys with these lists). */
-export const METRICS_OPTION_NAMES: readonly string[] = Object.freeze(Object.keys(CONFIG_KEYS));
-/** The option names of `otlp`. */
-export const OTLP_OPTION_NAMES: readonly string[] = Object.freeze(Object.keys(OTLP_KEYS));
+import { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES } from '../options.js';
+import type { MetricsConfig } from '../types.js';
 
 // The keys of `otlp` are listed as "the accepted options", as at the top level.
 const listing = (names: string): string => `the accepted options are: ${names}`;
