@@ -42,7 +42,9 @@ export type {
   ObjectShape,
   Operation,
   OperationBodyType,
+  OperationProcedure,
   OperationRest,
+  OperationRootField,
   ScalarKind,
   TypeShape,
 } from './operation.js';

@@ -73,20 +73,51 @@ export type ObjectShape = Extract<TypeShape, { kind: 'object' }>;
 /** A kind of request body an operation's REST route can take: JSON, or an HTML form (URL-encoded). */
 export type OperationBodyType = 'json' | 'form';
 
-/** Where an operation is served over REST. */
+/**
+ * Where an operation is served over REST: one route. `defineOperation` takes it with its method
+ * narrowed to the methods an operation can be served with.
+ */
 export interface OperationRest {
+  /** GET and DELETE read the input from the path params and the query; POST, PUT and PATCH from the path params and the JSON body. */
   readonly method: HTTPMethod;
-  /** The route path; its `:params` are input fields. */
+  /** The route path, starting with `/`; each `:param` is a field of the input. */
   readonly path: string;
-  /** The status of a successful answer. @default 200 */
+  /** The status of a successful answer, 200 to 299. @default 200 */
   readonly status?: number;
   /**
    * The request bodies a POST, PUT or PATCH route takes; any other Content-Type is answered 415
-   * before the operation's middleware runs. `'form'` lets a cross-site HTML form call the
-   * operation: add it only for operations that are meant to be called that way.
+   * before the operation's middleware runs. `'form'` (URL-encoded) lets a cross-site HTML form
+   * call the operation: add it only for operations that are meant to be called that way.
    * @default ['json']
    */
   readonly accepts?: readonly OperationBodyType[];
+}
+
+/**
+ * Where an operation is served as a remote procedure, by the protocols that call procedures by
+ * name: the binding their package declares on `Operation`, and `defineOperation` takes.
+ */
+export interface OperationProcedure {
+  /** `<package>.<Service>`. */
+  readonly service: string;
+  /** The method name. @default the operation name with its first letter upper-cased */
+  readonly method?: string | undefined;
+}
+
+/**
+ * Where an operation is served as a field of a schema's root type, by the protocols that query a
+ * schema: the binding their package declares on `Operation`, and `defineOperation` takes.
+ */
+export interface OperationRootField {
+  /** The root type the operation's field is on: `subscription` for a streaming operation (and only for one). */
+  readonly type: 'query' | 'mutation' | 'subscription';
+  /**
+   * How the field takes the operation's input: `'flat'`, an argument per input field
+   * (`book(id: ID!)`), or `'input'`, one argument `input` of the input type
+   * (`addBook(input: AddBookInput!)`).
+   * @default 'flat' for a query or a subscription, 'input' for a mutation
+   */
+  readonly args?: 'flat' | 'input' | undefined;
 }
 
 /** Where one top-level input key came from on REST: `params`, `query` or `body`. */

@@ -5,7 +5,9 @@ import type {
   Middleware,
   Next,
   Operation,
-  OperationBodyType,
+  OperationProcedure,
+  OperationRest,
+  OperationRootField,
   ParamsOf,
   QueryRecord,
   RequestContext,
@@ -201,21 +203,9 @@ export type Zod4Input<S extends Zod4Schema> = S['_zod']['input'];
 /** The HTTP methods an operation can be served with. */
 export type OperationMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Where an operation is served over REST. */
-export interface OperationRestDefinition {
-  /** GET and DELETE read the input from the path params and the query; POST, PUT and PATCH from the path params and the JSON body. */
+/** Where an operation is served over REST: core's `OperationRest`, with a method an operation can be served with. */
+export interface OperationRestDefinition extends OperationRest {
   readonly method: OperationMethod;
-  /** The route path, starting with `/`; each `:param` is a field of the input. */
-  readonly path: string;
-  /** The status of a successful answer, 200 to 299. @default 200 */
-  readonly status?: number;
-  /**
-   * The request bodies a POST, PUT or PATCH route takes; another Content-Type is answered 415
-   * before the middleware runs. `'form'` (URL-encoded) lets a cross-site HTML form call the
-   * operation: add it only for operations meant to be called that way.
-   * @default ['json']
-   */
-  readonly accepts?: readonly OperationBodyType[];
 }
 
 /** An operation's handler: the validated input (the input schema's output) and the request context; answers the output schema's input. */
@@ -236,19 +226,10 @@ export type StreamOperationHandler<I extends Zod4ObjectSchema, O extends Zod4Sch
 ) => AsyncIterable<Zod4Input<O> | Tracked<Zod4Input<O>>>;
 
 /**
- * Where an operation is served over GraphQL (`graphql` of `defineOperation`): the shape
- * `@fw/graphql`'s `OperationGraphQL` reads from the operation.
+ * Where an operation is served over GraphQL (`graphql` of `defineOperation`): core's
+ * `OperationRootField`, the binding `@fw/graphql` reads from the operation.
  */
-export interface OperationGraphQLDefinition {
-  /** The root type the operation's field is on: `subscription` for a streaming operation (and only for one). */
-  readonly type: 'query' | 'mutation' | 'subscription';
-  /**
-   * How the field takes the input: `'flat'`, an argument per input field (`book(id: ID!)`), or
-   * `'input'`, one argument `input` of the input type (`addBook(input: AddBookInput!)`).
-   * @default 'flat' for a query or a subscription, 'input' for a mutation
-   */
-  readonly args?: 'flat' | 'input';
-}
+export type OperationGraphQLDefinition = OperationRootField;
 
 /** Where a unary operation is served over GraphQL. */
 export interface OperationUnaryGraphQLDefinition extends OperationGraphQLDefinition {
@@ -261,25 +242,16 @@ export interface OperationStreamGraphQLDefinition extends OperationGraphQLDefini
 }
 
 /** Where a streaming operation is served over REST: server-sent events (`text/event-stream`), always status 200. */
-export interface OperationStreamRestDefinition {
+export interface OperationStreamRestDefinition extends Omit<OperationRest, 'method' | 'status'> {
   /** GET and DELETE read the input from the path params and the query; POST, PUT and PATCH from the JSON body. @default 'GET' (what an EventSource sends) */
   readonly method?: OperationMethod;
-  /** The route path, starting with `/`; each `:param` is a field of the input. */
-  readonly path: string;
-  /** The request bodies a POST, PUT or PATCH route takes. @default ['json'] */
-  readonly accepts?: readonly OperationBodyType[];
 }
 
 /**
- * Where an operation is served over gRPC (`grpc` of `defineOperation`): the shape `@fw/grpc`'s
- * `OperationGrpc` reads from the operation.
+ * Where an operation is served over gRPC (`grpc` of `defineOperation`): core's
+ * `OperationProcedure`, the binding `@fw/grpc` reads from the operation.
  */
-export interface OperationGrpcDefinition {
-  /** `<package>.<Service>`. */
-  readonly service: string;
-  /** The method name. @default the operation name with its first letter upper-cased */
-  readonly method?: string;
-}
+export type OperationGrpcDefinition = OperationProcedure;
 
 /** What every operation definition takes, unary or streaming: its names and their deprecation. */
 export interface OperationDefinitionBase {

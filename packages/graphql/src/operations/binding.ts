@@ -1,15 +1,7 @@
-/** Where an operation is served over GraphQL (`graphql` of `defineOperation`). */
-export interface OperationGraphQL {
-  /** The root type the operation's field is on: `subscription` for a streaming operation (and only for one). */
-  readonly type: 'query' | 'mutation' | 'subscription';
-  /**
-   * How the field takes the operation's input: `'flat'`, an argument per input field
-   * (`book(id: ID!)`), or `'input'`, one argument `input` of the input type
-   * (`addBook(input: AddBookInput!)`).
-   * @default 'flat' for a query or a subscription, 'input' for a mutation
-   */
-  readonly args?: 'flat' | 'input' | undefined;
-}
+import type { OperationRootField } from '@fw/core';
+
+/** Where an operation is served over GraphQL (`graphql` of `defineOperation`): core's root-field binding, `{ type, args? }`. */
+export type OperationGraphQL = OperationRootField;
 
 // Declared beside the package's exported types, so that the published declarations carry them.
 declare module '@fw/core' {

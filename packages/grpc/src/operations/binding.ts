@@ -1,13 +1,8 @@
-import type { Operation } from '@fw/core';
+import type { Operation, OperationProcedure } from '@fw/core';
 import { upperFirst } from '@fw/core/plugin';
 
-/** Where an operation is served over gRPC (`grpc` of `defineOperation`). */
-export interface OperationGrpc {
-  /** `<package>.<Service>`. */
-  readonly service: string;
-  /** The method name. @default the operation name with its first letter upper-cased */
-  readonly method?: string;
-}
+/** Where an operation is served over gRPC (`grpc` of `defineOperation`): core's procedure binding, `{ service, method? }`. */
+export type OperationGrpc = OperationProcedure;
 
 declare module '@fw/core' {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- merged declarations repeat core's type parameters
