@@ -339,9 +339,9 @@ describe('an app whose protocol libraries are not installed', () => {
     const run = await consume(kind, ATTEMPTS, dir);
     expect(run.out).toEqual({
       rest: true,
-      graphql: 'protocols.graphql needs the graphql package: npm install graphql @fw/graphql',
-      grpc: 'protocols.grpc needs the @grpc/grpc-js package: npm install @grpc/grpc-js @fw/grpc',
-      tracing: 'observability.tracing needs the @opentelemetry/api package: npm install @opentelemetry/api @fw/tracing',
+      graphql: 'protocols.graphql needs the graphql package: npm install graphql',
+      grpc: 'protocols.grpc needs the @grpc/grpc-js package: npm install @grpc/grpc-js',
+      tracing: 'observability.tracing needs the @opentelemetry/api package: npm install @opentelemetry/api',
     });
   });
 

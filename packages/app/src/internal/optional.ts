@@ -45,6 +45,7 @@ export function withOptional<T>(what: Optional, run: () => T): T {
   } catch (error) {
     const missing = missingPackage(error);
     if (missing !== what.fwPackage && missing !== what.library) throw error;
-    throw new Error(`${what.option} needs the ${what.library} package: npm install ${what.library} ${what.fwPackage}`, { cause: error });
+    // Only what is missing: the fw packages are @fw/app's own dependencies, already installed.
+    throw new Error(`${what.option} needs the ${missing} package: npm install ${missing}`, { cause: error });
   }
 }
