@@ -26,6 +26,21 @@ const load = createRequire(join(dir, 'package.json'));
 /** Keys of a CommonJS module's exports that are not exports of the source. */
 const NOT_EXPORTS = new Set(['__esModule', 'default']);
 
+/** Every file under `folder`. */
+const filesIn = (folder) => readdirSync(folder, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(join(folder, e.name)) : [join(folder, e.name)]));
+
+// A build with several entries is split (tsup builds it as ES modules, then CommonJS), which turns
+// each `require('x')` into esbuild's `__require('x')` (or `chunk.__require.call(void 0, 'x')`): the same call at run time, but
+// one a bundler does not follow, so a bundled program would load the package's implementation and
+// its libraries from disk beside the bundle (a second graphql, a second HTTPError). Written back
+// as the plain `require('x')` it was; the line count is kept, so the source maps stay right.
+for (const file of filesIn(join(dir, 'dist'))) {
+  if (!file.endsWith('.cjs')) continue;
+  const text = readFileSync(file, 'utf8');
+  const plain = text.replace(/(?:\b[\w$]+\.__require\.call\(void 0, |\b__require\()("[^"\n]+")\)/g, 'require($1)');
+  if (plain !== text) writeFileSync(file, plain);
+}
+
 for (const [subpath, entry] of Object.entries(manifest.exports ?? {})) {
   if (typeof entry !== 'object' || entry === null) continue; // ./package.json
   const esm = entry.import?.default;
@@ -56,9 +71,6 @@ for (const [subpath, entry] of Object.entries(manifest.exports ?? {})) {
   ];
   writeFileSync(resolve(dir, esm), lines.join('\n'));
 }
-
-/** Every file under `folder`. */
-const filesIn = (folder) => readdirSync(folder, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(join(folder, e.name)) : [join(folder, e.name)]));
 
 // The declarations of the ES module entries: the same as the CommonJS ones, their relative imports
 // (shared declaration chunks) pointing at the `.d.ts` twins.

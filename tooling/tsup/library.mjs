@@ -1,13 +1,32 @@
 // Shared tsup settings: one CommonJS build per entry, with its type declarations. The ES module
 // entries are thin wrappers over it, written after the build (es-wrappers.mjs), so that `import`,
 // `require`, tsx, jest and bundlers all reach the same module: one instance of every class.
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+
+// A package's functions that need its large modules (src/lazy.ts) load them on their first call
+// from src/internal/implementation.ts. Built as an entry of its own, in its own file, so that
+// loading the package reads and compiles none of that code; the modules both entries use are
+// shared through chunks (splitting), so each exists once, whichever entry loads it first.
+const IMPLEMENTATION = 'src/internal/implementation.ts';
+
+/** Leaves lazy.ts's require of the implementation to run time, to the entry's own file. */
+const implementationApart = {
+  name: 'implementation-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/internal\/implementation\.js$/ }, (args) =>
+      /[\\/]src[\\/]lazy\.ts$/.test(args.importer) ? { path: './internal/implementation.cjs', external: true } : undefined,
+    );
+  },
+};
 
 /** @param {import('tsup').Options} [overrides] */
 export function library(overrides = {}) {
   const { esbuildOptions, ...rest } = overrides;
+  const { entry: entries = { index: 'src/index.ts' } } = overrides;
+  const apart = !Array.isArray(entries) && !(overrides.format ?? []).includes('esm') && existsSync(IMPLEMENTATION);
   return defineConfig({
-    entry: ['src/index.ts'],
+    ...(apart ? { splitting: true, esbuildPlugins: [implementationApart] } : {}),
     format: ['cjs'],
     dts: true,
     // The package's build script empties dist/ first: a package with several configs (an extra
@@ -24,5 +43,6 @@ export function library(overrides = {}) {
       esbuildOptions?.(options, context);
     },
     ...rest,
+    entry: apart ? { ...entries, 'internal/implementation': IMPLEMENTATION } : entries,
   });
 }

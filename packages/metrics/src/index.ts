@@ -5,7 +5,8 @@
  * Prometheus text and/or pushed over OTLP. The SDK packages are optional peers, loaded when
  * metrics start.
  */
-export { metricsPlugin } from './plugin.js';
+// The plugin's code loads with its first call, not with the package.
+export { metricsPlugin } from './lazy.js';
 export type { MetricsPlugin } from './plugin.js';
 export { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES } from './options.js';
 export { PROMETHEUS_CONTENT_TYPE } from './internal/admin-server.js';
