@@ -108,7 +108,10 @@ function run(command: string, args: string[], env: Record<string, string>, cwd: 
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    setTimeout(() => void meanwhile().catch(reject), 700);
+    // Again and again until the sample ends: a reader that is slow to connect (a loaded machine
+    // loading grpc-js) still gets an event placed after it subscribed.
+    const again = setInterval(() => void meanwhile().catch(reject), 700);
+    child.once('exit', () => clearInterval(again));
   });
 }
 

@@ -1,0 +1,180 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+// The README samples run as a user runs them: the packages packed as tarballs, installed with npm
+// into a new project made as the Quick start says, each sample saved under its name and run with
+// its documented command (`npx tsx <name>.ts` unless the README shows another), then the README's
+// own commands against it, their output compared with what the README shows.
+//
+// The tags (HTML comments, invisible on GitHub), each before the fenced block it names:
+// - `<!-- readme-sample: NAME -->` before a ```ts block: the program NAME.ts;
+// - `<!-- readme-file: PATH -->` before any block: a file the samples read (a .proto);
+// - `<!-- readme-install: NAME -->` before a ```sh block: what NAME needs installed besides the
+//   Quick start's packages (run in the project before NAME);
+// - `<!-- readme-run: NAME -->` before a ```sh block: the command that starts NAME;
+// - `<!-- readme-try: NAME -->` before a ```sh block: commands run once NAME serves; each command
+//   line is followed by `# <output>` lines, the output it must print;
+// - `<!-- readme-output: NAME -->` before a ```text block: what NAME prints and exits with.
+// A sample that serves (it has a try block) must serve port 3000 and stop with 0 on Ctrl+C.
+const root = join(__dirname, '..', '..', '..');
+const PNPM = ['-y', 'pnpm@10.34.9'];
+/** The peers and the runner the Quick start installs, pinned to the versions the workspace tests. */
+const PEERS = ['graphql@16.11.0', '@grpc/grpc-js@1.14.7', '@opentelemetry/api@1.9.1', 'zod@4.6.7'];
+const DEV = ['tsx@4.23.15'];
+
+interface Sample {
+  name: string;
+  readme: string;
+  code: string;
+  run?: string;
+  install?: string;
+  tries: Array<{ command: string; output: string }>;
+  output?: string;
+}
+
+function readmes(): string[] {
+  const files = [join(root, 'README.md'), join(root, 'apps', 'demo', 'README.md')];
+  for (const dir of readdirSync(join(root, 'packages'))) files.push(join(root, 'packages', dir, 'README.md'));
+  return files.filter((f) => existsSync(f));
+}
+
+/** Every tagged block of the READMEs. */
+function extract(): { samples: Sample[]; files: Map<string, string> } {
+  const samples = new Map<string, Sample>();
+  const files = new Map<string, string>();
+  const tagged: Array<{ kind: string; name: string; body: string; readme: string }> = [];
+  for (const readme of readmes()) {
+    const text = readFileSync(readme, 'utf8');
+    const re = /<!-- readme-(sample|file|install|run|try|output): ([^\s]+) -->\s*\n```[a-z]*\n([\s\S]*?)```/g;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) tagged.push({ kind: m[1]!, name: m[2]!, body: m[3]!, readme: relative(root, readme) });
+  }
+  for (const t of tagged) if (t.kind === 'sample') samples.set(t.name, { name: t.name, readme: t.readme, code: t.body, tries: [] });
+  for (const t of tagged) {
+    if (t.kind === 'file') {
+      files.set(t.name, t.body);
+      continue;
+    }
+    if (t.kind === 'sample') continue;
+    const sample = samples.get(t.name);
+    if (sample === undefined) throw new Error(`${t.readme}: readme-${t.kind} names "${t.name}", which no readme-sample defines`);
+    if (t.kind === 'run') sample.run = t.body.trim();
+    else if (t.kind === 'install') sample.install = t.body.trim();
+    else if (t.kind === 'output') sample.output = t.body;
+    else sample.tries.push(...tries(t.body));
+  }
+  return { samples: [...samples.values()], files };
+}
+
+/** The command lines of a try block, each with the `# ` lines after it as its output. */
+function tries(body: string): Sample['tries'] {
+  const out: Sample['tries'] = [];
+  for (const line of body.split('\n')) {
+    if (line.trim() === '') continue;
+    if (line.startsWith('# ')) {
+      const last = out[out.length - 1];
+      if (last === undefined) throw new Error(`a try block starts with output: ${line}`);
+      last.output += `${line.slice(2)}\n`;
+    } else out.push({ command: line, output: '' });
+  }
+  return out;
+}
+
+function exec(file: string, args: string[], cwd: string, timeout = 240_000, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, timeout, env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
+    );
+  });
+}
+
+const portOpen = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+const { samples, files } = extract();
+let project: string;
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), 'fw-readme-'));
+  const tarballs = join(project, 'tarballs');
+  // The packages as published: pnpm pack writes each package's files with workspace: versions resolved.
+  const pack = await exec('npx', [...PNPM, '-r', '--filter', './packages/*', 'pack', '--pack-destination', tarballs], root);
+  if (pack.code !== 0) throw new Error(`pnpm pack failed:\n${pack.stdout}\n${pack.stderr}`);
+  const app = join(project, 'app');
+  mkdirSync(app);
+  const npm = async (...args: string[]): Promise<void> => {
+    const run = await exec('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], app);
+    if (run.code !== 0) throw new Error(`npm ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+  };
+  // The Quick start's steps: an ES module project, the tarballs and the peers, tsx to run .ts files.
+  await npm('init', '-y');
+  await npm('pkg', 'set', 'type=module');
+  await npm('install', ...readdirSync(tarballs).map((f) => join(tarballs, f)), ...PEERS);
+  await npm('install', '-D', ...DEV);
+  for (const [path, text] of files) {
+    mkdirSync(dirname(join(app, path)), { recursive: true });
+    writeFileSync(join(app, path), text);
+  }
+  for (const sample of samples) writeFileSync(join(app, `${sample.name}.ts`), sample.code);
+}, 600_000);
+
+afterAll(() => {
+  if (project !== undefined) rmSync(project, { recursive: true, force: true });
+});
+
+it('finds the runnable samples of the root README', () => {
+  expect(samples.filter((s) => s.readme === 'README.md').map((s) => s.name)).toEqual(expect.arrayContaining(['rest', 'graphql', 'grpc', 'together', 'streaming']));
+});
+
+it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as documented and answers what the README shows', async (_, sample) => {
+  const app = join(project, 'app');
+  if (sample.install !== undefined) {
+    const install = await exec('sh', ['-c', sample.install], app);
+    if (install.code !== 0) throw new Error(`${sample.install} failed:\n${install.stdout}\n${install.stderr}`);
+  }
+  const command = sample.run ?? `npx tsx ${sample.name}.ts`;
+  // A shell, as a user types the command; its own process group, so Ctrl+C reaches the program.
+  const child = spawn('sh', ['-c', command], { cwd: app, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  try {
+    if (sample.tries.length === 0) {
+      const code = await Promise.race([exited, sleep(60_000, undefined, { ref: false }).then(() => 'timeout' as const)]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      if (sample.output !== undefined) expect(stdout).toBe(sample.output);
+      return;
+    }
+    // Serving: wait for its port, as a user waits for the banner.
+    for (let i = 0; i < 300 && !(await portOpen(3000)); i++) {
+      if (child.exitCode !== null) throw new Error(`${sample.name} exited with ${child.exitCode} before serving:\n${stdout}\n${stderr}`);
+      await sleep(100);
+    }
+    for (const { command: line, output } of sample.tries) {
+      const run = await exec('sh', ['-c', line], app, 30_000);
+      // As a terminal shows it: a last line without its newline (curl's JSON) reads the same.
+      expect({ command: line, output: run.stdout.trimEnd() }).toEqual({ command: line, output: output.trimEnd() });
+    }
+    if (sample.output !== undefined) expect(stdout).toBe(sample.output);
+    process.kill(-child.pid!, 'SIGINT');
+    const code = await Promise.race([exited, sleep(20_000, undefined, { ref: false }).then(() => 'still running 20 s after Ctrl+C' as const)]);
+    // The program drains and exits 0; npx and sh, which got the same Ctrl+C, then end by that signal
+    // once it has (what a terminal shows as the prompt coming back).
+    expect({ stopped: code === 0 || code === 'SIGINT' ? 'stopped' : code, stderr }).toEqual({ stopped: 'stopped', stderr: '' });
+    expect(await portOpen(3000)).toBe(false);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    await exited;
+    // The next sample serves the same port: wait until this one's is free.
+    for (let i = 0; i < 100 && (await portOpen(3000)); i++) await sleep(100);
+  }
+}, 120_000);
