@@ -26,11 +26,19 @@ interface CompiledPart {
  * app.post('/users', validate({ body: z.object({ name: z.string() }) }), (ctx) => ctx.json(ctx.body, 201));
  */
 export function validate<S extends ValidationSchema>(schema: S): ValidationMiddleware<S> {
+  return validation(schema, 'validate()');
+}
+
+/**
+ * `validate()`, with definition errors that start with `caller` (`validate()`, `createHandler()`):
+ * the function the user called, not the one it calls.
+ */
+export function validation<S extends ValidationSchema>(schema: S, caller: string): ValidationMiddleware<S> {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    throw new TypeError('validate() expects an object with body, query and/or params schemas');
+    throw new TypeError(`${caller} expects an object with body, query and/or params schemas`);
   }
   for (const key of Object.keys(schema)) {
-    if (!(PARTS as readonly string[]).includes(key)) throw new TypeError(`validate(): unknown part "${key}"; use body, query or params`);
+    if (!(PARTS as readonly string[]).includes(key)) throw new TypeError(`${caller}: unknown part "${key}"; use body, query or params`);
   }
   const parts: CompiledPart[] = [];
   const attached: ValidationSchema = {};
@@ -38,7 +46,7 @@ export function validate<S extends ValidationSchema>(schema: S): ValidationMiddl
     const partSchema: unknown = schema[part];
     if (partSchema === undefined) continue;
     if (!isSchema(partSchema)) {
-      throw new TypeError(`validate(): the ${part} schema is neither a zod schema nor a Standard Schema validator`);
+      throw new TypeError(`${caller}: the ${part} schema is neither a zod schema nor a Standard Schema validator`);
     }
     parts.push({ part, run: schemaRunner(part, partSchema) });
     attached[part] = partSchema;
