@@ -94,5 +94,8 @@ describe('createHandler() spread into a route', () => {
     expect(() => createHandler({ bdy: CreateUser } as never, handler)).toThrow('createHandler(): unknown part "bdy"; use body, query or params');
     expect(() => createHandler(null as never, handler)).toThrow('createHandler() expects an object with body, query and/or params schemas');
     expect(() => createHandler({ body: { type: 'object' } as never }, handler)).toThrow('createHandler(): the body schema is neither a zod schema nor a Standard Schema validator');
+    expect(() => createHandler({ params: z.object({ teamId: z.number() }) }, handler)).toThrow(
+      'createHandler(): params.teamId: z.number() never accepts the string a path parameter is, so every request would be refused with 400 (use z.coerce.number())',
+    );
   });
 });
