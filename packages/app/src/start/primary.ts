@@ -362,7 +362,7 @@ function watchSignals(actions: SignalActions): () => void {
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     stopping = true;
-    actions.log(`${signal}: shutting the workers down`);
+    actions.log(`${signal}: shutting the workers down in order (not ready, then the drain), then exiting (${signal === 'SIGINT' ? 'press Ctrl+C' : `send ${signal}`} again to exit now)`);
     void actions.stop().then((code) => process.exit(code));
   };
   process.on('SIGHUP', onHup);
