@@ -58,13 +58,17 @@ function errorMiddleware(log: (line: string) => void): Middleware {
 
 /**
  * Builds the demo application: one app, three protocols, the same store behind each, and the live
- * events of `live` (which the store publishes to) served as streams on each. Does not listen.
+ * events of `live` (which the store publishes to) served as streams on each. Does not listen;
+ * `listen()` without arguments binds `config.port` and `config.host` (what `fw start` does).
  */
 export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig): App {
   const verifier = demoVerifier(config.jwtSecret);
   const limits = rateLimitStore(config);
   const app = createApp({
     adapter: { type: 'node-http' },
+    // `fw start dist/app.js` listens where these say: PORT (3000) and HOST, as `node dist/main.js` does.
+    port: config.port,
+    host: config.host,
     // SIGTERM (node dist/main.js or an fw start worker): the Redis connection closes after the drain.
     shutdown: { beforeExit: limits.close },
     observability: { tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter } },
@@ -149,7 +153,7 @@ export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
   const live = new LiveEvents((line) => console.log(line));
   const store = new Store(new InMemoryRepository(SEED), live.events);
   const app = buildDemoApp(store, live, config);
-  const info = await app.listen(config.port, config.host);
+  const info = await app.listen();
   const manager = app.getProtocolManager()!;
   const [admin, customer] = SEED.users;
   return {
