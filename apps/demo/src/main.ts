@@ -12,6 +12,7 @@ fw demo bookstore is up — one app, three protocols
   Live      ${demo.restUrl}/api/v1/orders/events (token) and /api/v1/books/events as server-sent events,
             GraphQL subscriptions orderEvents/stockEvents, gRPC streams Catalog/OrderEvents and StockEvents
   API docs  ${demo.restUrl}/docs   (OpenAPI: ${demo.restUrl}/openapi.json)
+  Metrics   ${demo.metricsUrl}   (Prometheus text; health: ${demo.restUrl}/livez and /readyz)
 
   Admin token (write routes, e.g. POST /api/v1/books):
     ${demo.adminToken}
@@ -24,7 +25,7 @@ fw demo bookstore is up — one app, three protocols
   Tour of all three protocols: npx -y pnpm@10.34.9 demo:tour   (tracing exporter: ${config.tracingExporter}; set TRACING_EXPORTER=console|otlp)
   Stop with Ctrl+C (graceful: in-flight requests finish).
 `);
-console.log(`READY ${JSON.stringify({ rest: demo.restUrl, graphql: demo.graphqlUrl, grpc: demo.grpcTarget, adminToken: demo.adminToken, customerToken: demo.customerToken })}`);
+console.log(`READY ${JSON.stringify({ rest: demo.restUrl, graphql: demo.graphqlUrl, grpc: demo.grpcTarget, metrics: demo.metricsUrl, adminToken: demo.adminToken, customerToken: demo.customerToken })}`);
 
 let stopping = false;
 function stop(signal: string): void {

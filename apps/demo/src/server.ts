@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createApp, type App, type Middleware } from '@fw/app';
 import { authenticate, cors, logger, rateLimit, RedisStore, type RateLimitStore } from '@fw/app/middleware';
+import type { MetricsPlugin } from '@fw/app/metrics';
 import { openapiPlugin } from '@fw/app/openapi';
 import { errorBody, toHTTPError } from '@fw/app/core';
 import { isClientGone } from '@fw/core/plugin';
@@ -27,6 +28,8 @@ export interface RunningDemo {
   restUrl: string;
   graphqlUrl: string;
   grpcTarget: string;
+  /** The Prometheus text of the app's metrics. */
+  metricsUrl: string;
   /** A token for the seeded admin (write routes), and one for a plain customer. */
   adminToken: string;
   customerToken: string;
@@ -71,7 +74,11 @@ export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig)
     host: config.host,
     // SIGTERM (node dist/main.js or an fw start worker): the Redis connection closes after the drain.
     shutdown: { beforeExit: limits.close },
-    observability: { tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter } },
+    observability: {
+      tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter },
+      // Prometheus text at GET /metrics (summed over every worker under fw start).
+      metrics: { enabled: true, serviceName: 'fw-demo' },
+    },
     protocols: {
       // No schema: it is generated from the operations (schemas/schema.graphql).
       graphql: {},
@@ -156,6 +163,7 @@ export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
   const info = await app.listen();
   const manager = app.getProtocolManager()!;
   const [admin, customer] = SEED.users;
+  const metrics = app.getPlugin<MetricsPlugin>('metrics');
   return {
     app,
     store,
@@ -163,6 +171,7 @@ export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
     restUrl: info.url,
     graphqlUrl: `${info.url}${manager.getGraphQLPath()}`,
     grpcTarget: manager.getGrpcAddress()!.target,
+    metricsUrl: `${info.url}${metrics?.path ?? '/metrics'}`,
     adminToken: await mintToken(admin!, config.jwtSecret),
     customerToken: await mintToken(customer!, config.jwtSecret),
     // The app's close ends every open stream (SSE `retry:`, GraphQL `complete`, gRPC UNAVAILABLE)

@@ -5,6 +5,7 @@ export interface DemoEndpoints {
   rest: string;
   graphql: string;
   grpc: string;
+  metrics: string;
   adminToken: string;
   customerToken: string;
 }
