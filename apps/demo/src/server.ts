@@ -25,6 +25,7 @@ export interface RunningDemo {
   app: App;
   store: Store;
   live: LiveEvents;
+  /** The REST base URL to open (http://localhost:3000 when every interface is bound). */
   restUrl: string;
   graphqlUrl: string;
   grpcTarget: string;
@@ -63,8 +64,9 @@ function errorMiddleware(log: (line: string) => void): Middleware {
  * Builds the demo application: one app, three protocols, the same store behind each, and the live
  * events of `live` (which the store publishes to) served as streams on each. Does not listen;
  * `listen()` without arguments binds `config.port` and `config.host` (what `fw start` does).
+ * `stopped` runs once a signal has shut it down, just before the process exits.
  */
-export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig): App {
+export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig, stopped?: () => void): App {
   const verifier = demoVerifier(config.jwtSecret);
   const limits = rateLimitStore(config);
   const app = createApp({
@@ -72,8 +74,16 @@ export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig)
     // `fw start dist/app.js` listens where these say: PORT (3000) and HOST, as `node dist/main.js` does.
     port: config.port,
     host: config.host,
-    // SIGTERM (node dist/main.js or an fw start worker): the Redis connection closes after the drain.
-    shutdown: { beforeExit: limits.close },
+    // SIGTERM or Ctrl+C (node dist/main.js or an fw start worker): not ready, the delay, the drain;
+    // then the live events' pub/sub and the Redis connection close.
+    shutdown: {
+      delay: config.shutdownDelay,
+      beforeExit: async () => {
+        await live.close();
+        await limits.close();
+        stopped?.();
+      },
+    },
     observability: {
       tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter },
       // Prometheus text at GET /metrics (summed over every worker under fw start).
@@ -159,7 +169,7 @@ export function rateLimitStore(config: Pick<DemoConfig, 'redisUrl'>): { store: R
 export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
   const live = new LiveEvents((line) => console.log(line));
   const store = new Store(new InMemoryRepository(SEED), live.events);
-  const app = buildDemoApp(store, live, config);
+  const app = buildDemoApp(store, live, config, () => console.log('demo stopped'));
   const info = await app.listen();
   const manager = app.getProtocolManager()!;
   const [admin, customer] = SEED.users;
@@ -168,10 +178,10 @@ export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
     app,
     store,
     live,
-    restUrl: info.url,
-    graphqlUrl: `${info.url}${manager.getGraphQLPath()}`,
+    restUrl: info.localUrl,
+    graphqlUrl: `${info.localUrl}${manager.getGraphQLPath()}`,
     grpcTarget: manager.getGrpcAddress()!.target,
-    metricsUrl: `${info.url}${metrics?.path ?? '/metrics'}`,
+    metricsUrl: `${info.localUrl}${metrics?.path ?? '/metrics'}`,
     adminToken: await mintToken(admin!, config.jwtSecret),
     customerToken: await mintToken(customer!, config.jwtSecret),
     // The app's close ends every open stream (SSE `retry:`, GraphQL `complete`, gRPC UNAVAILABLE)

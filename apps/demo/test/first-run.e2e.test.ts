@@ -1,7 +1,8 @@
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 
 // What a newcomer sees on a first run (`pnpm demo`), through the real process: the banner says
-// where everything is, and what it points at answers.
+// where everything is, its PID and how to stop it; what it points at answers; and Ctrl+C says
+// what it does.
 jest.setTimeout(60_000);
 
 describe('the demo on a first run', () => {
@@ -15,6 +16,13 @@ describe('the demo on a first run', () => {
     if (demo) await demo.stop();
   });
 
+  it('prints its PID and how to stop it: Ctrl+C, or kill <pid>', () => {
+    const pid = demo.child.pid!;
+    expect(demo.endpoints.pid).toBe(pid);
+    expect(demo.output()).toContain(`fw demo bookstore is up — one app, three protocols (PID ${pid})`);
+    expect(demo.output()).toContain(`Stop with Ctrl+C here, or kill ${pid} from another terminal: in-flight requests finish (Ctrl+C twice exits at once).`);
+  });
+
   it('serves Prometheus metrics at the /metrics URL it prints', async () => {
     const { rest, metrics } = demo.endpoints;
     expect(metrics).toBe(`${rest}/metrics`);
@@ -24,5 +32,16 @@ describe('the demo on a first run', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await res.text()).toMatch(/^http_server_request_duration_seconds_count\{.*http_route="\/api\/v1\/books\/:id".*\} 1$/m);
+  });
+});
+
+describe('stopping the demo', () => {
+  it('says on Ctrl+C what happens, drains and exits 0', async () => {
+    const demo = await startDemoProcess();
+    const code = await demo.stop('SIGINT');
+    expect(code).toBe(0);
+    const said = demo.output().split('\n').filter((line) => line.includes('SIGINT'));
+    expect(said).toEqual(['SIGINT: shutting down: draining, then exiting (press Ctrl+C again to exit now)']);
+    expect(demo.output()).toContain('demo stopped');
   });
 });
