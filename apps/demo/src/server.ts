@@ -60,6 +60,21 @@ function errorMiddleware(log: (line: string) => void): Middleware {
   };
 }
 
+/** What GraphiQL opens on at /graphql: a catalogue query, and where the token of the order calls goes. */
+export const PLAYGROUND_QUERY = `# The fw demo bookstore. Run this with the ▶ button (or Ctrl+Enter).
+# The order calls (myOrders, placeOrder, subscription orderEvents) need the customer token the
+# demo printed: open Headers below and put { "authorization": "Bearer <customer token>" }
+query Books {
+  listBooks(limit: 3) {
+    id
+    title
+    author
+    priceCents
+    stock
+  }
+}
+`;
+
 /**
  * Builds the demo application: one app, three protocols, the same store behind each, and the live
  * events of `live` (which the store publishes to) served as streams on each. Does not listen;
@@ -91,7 +106,7 @@ export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig,
     },
     protocols: {
       // No schema: it is generated from the operations (schemas/schema.graphql).
-      graphql: {},
+      graphql: { playground: { defaultQuery: PLAYGROUND_QUERY } },
       grpc: {
         port: config.grpcPort,
         // The HTTP server's interface unless GRPC_HOST says otherwise: 0.0.0.0 in the container.

@@ -1,9 +1,11 @@
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 
 // What a newcomer sees on a first run (`pnpm demo`), through the real process: the banner says
-// where everything is, its PID and how to stop it; what it points at answers; and Ctrl+C says
-// what it does.
+// where everything is, its PID and how to stop it; what it points at answers; GraphiQL opens on a
+// bookstore query; and Ctrl+C says what it does.
 jest.setTimeout(60_000);
+
+const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 describe('the demo on a first run', () => {
   let demo: DemoProcess;
@@ -32,6 +34,19 @@ describe('the demo on a first run', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await res.text()).toMatch(/^http_server_request_duration_seconds_count\{.*http_route="\/api\/v1\/books\/:id".*\} 1$/m);
+  });
+
+  it('opens GraphiQL on a bookstore query that says where the token goes', async () => {
+    const res = await fetch(demo.endpoints.graphql, { headers: HTML });
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const attribute = /data-default-query="([^"]*)"/.exec(await res.text())?.[1];
+    const query = attribute?.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+    expect(query).toContain('{ "authorization": "Bearer <customer token>" }');
+    expect(query).toContain('listBooks(limit: 3)');
+    // The query runs as it is on the demo's schema.
+    const run = await fetch(demo.endpoints.graphql, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const body = (await run.json()) as { data?: { listBooks: unknown[] } };
+    expect(body.data?.listBooks).toHaveLength(3);
   });
 });
 
