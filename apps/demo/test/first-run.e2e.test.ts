@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { startDemoProcess, type DemoProcess } from './demo-process.js';
 
-// What a newcomer sees on a first run (`pnpm demo`), through the real process: the banner says
-// where everything is, its PID and how to stop it; what it points at answers; GraphiQL opens on a
-// bookstore query; and Ctrl+C says what it does.
+// What a newcomer sees on a first run (`pnpm demo`, then `pnpm demo:tour`), through the real
+// process: the banner says where everything is, its PID and how to stop it; the metrics it points
+// at answer; GraphiQL opens on a bookstore query; Ctrl+C says what it does; and the tour without
+// a demo says to start one.
 jest.setTimeout(60_000);
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
@@ -58,5 +62,40 @@ describe('stopping the demo', () => {
     const said = demo.output().split('\n').filter((line) => line.includes('SIGINT'));
     expect(said).toEqual(['SIGINT: shutting down: draining, then exiting (press Ctrl+C again to exit now)']);
     expect(demo.output()).toContain('demo stopped');
+  });
+});
+
+/** A port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('demo:tour without a running demo', () => {
+  it('says the demo is not running and how to start it, and exits 1 without a stack', async () => {
+    const port = await closedPort();
+    const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'tour.js')], {
+      env: { ...process.env, DEMO_URL: `http://127.0.0.1:${port}`, DEMO_GRPC: `127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      `The demo is not running at http://127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port}).\n` +
+        'Start it in another terminal, then run the tour again:\n' +
+        '  npx -y pnpm@10.34.9 demo\n' +
+        '(DEMO_URL and DEMO_GRPC point the tour at a demo elsewhere.)\n',
+    );
   });
 });
