@@ -17,6 +17,8 @@ export interface DemoConfig {
   tracingExporter: 'console' | 'otlp' | 'none';
   /** Log one line per request. */
   logRequests: boolean;
+  /** SHUTDOWN_DELAY: ms a signal leaves the app up not ready before the drain (for load balancers). */
+  shutdownDelay: number;
 }
 
 /** The secret the demo signs and checks its tokens with unless JWT_SECRET is set. Development only. */
@@ -40,6 +42,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     rateLimitMax: intFrom(env.RATE_LIMIT_MAX, 100, 'RATE_LIMIT_MAX'),
     tracingExporter: exporter,
     logRequests: env.LOG_REQUESTS !== '0',
+    shutdownDelay: intFrom(env.SHUTDOWN_DELAY, 5000, 'SHUTDOWN_DELAY'),
   };
 }
 

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createApp, type App, type Middleware } from '@fw/app';
 import { authenticate, cors, logger, rateLimit, RedisStore, type RateLimitStore } from '@fw/app/middleware';
+import type { MetricsPlugin } from '@fw/app/metrics';
 import { openapiPlugin } from '@fw/app/openapi';
 import { errorBody, toHTTPError } from '@fw/app/core';
 import { isClientGone } from '@fw/core/plugin';
@@ -24,9 +25,12 @@ export interface RunningDemo {
   app: App;
   store: Store;
   live: LiveEvents;
+  /** The REST base URL to open (http://localhost:3000 when every interface is bound). */
   restUrl: string;
   graphqlUrl: string;
   grpcTarget: string;
+  /** The Prometheus text of the app's metrics. */
+  metricsUrl: string;
   /** A token for the seeded admin (write routes), and one for a plain customer. */
   adminToken: string;
   customerToken: string;
@@ -56,21 +60,53 @@ function errorMiddleware(log: (line: string) => void): Middleware {
   };
 }
 
+/** What GraphiQL opens on at /graphql: a catalogue query, and where the token of the order calls goes. */
+export const PLAYGROUND_QUERY = `# The fw demo bookstore. Run this with the ▶ button (or Ctrl+Enter).
+# The order calls (myOrders, placeOrder, subscription orderEvents) need the customer token the
+# demo printed: open Headers below and put { "authorization": "Bearer <customer token>" }
+query Books {
+  listBooks(limit: 3) {
+    id
+    title
+    author
+    priceCents
+    stock
+  }
+}
+`;
+
 /**
  * Builds the demo application: one app, three protocols, the same store behind each, and the live
- * events of `live` (which the store publishes to) served as streams on each. Does not listen.
+ * events of `live` (which the store publishes to) served as streams on each. Does not listen;
+ * `listen()` without arguments binds `config.port` and `config.host` (what `fw start` does).
+ * `stopped` runs once a signal has shut it down, just before the process exits.
  */
-export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig): App {
+export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig, stopped?: () => void): App {
   const verifier = demoVerifier(config.jwtSecret);
   const limits = rateLimitStore(config);
   const app = createApp({
     adapter: { type: 'node-http' },
-    // SIGTERM (node dist/main.js or an fw start worker): the Redis connection closes after the drain.
-    shutdown: { beforeExit: limits.close },
-    observability: { tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter } },
+    // `fw start dist/app.js` listens where these say: PORT (3000) and HOST, as `node dist/main.js` does.
+    port: config.port,
+    host: config.host,
+    // SIGTERM or Ctrl+C (node dist/main.js or an fw start worker): not ready, the delay, the drain;
+    // then the live events' pub/sub and the Redis connection close.
+    shutdown: {
+      delay: config.shutdownDelay,
+      beforeExit: async () => {
+        await live.close();
+        await limits.close();
+        stopped?.();
+      },
+    },
+    observability: {
+      tracing: { enabled: true, serviceName: 'fw-demo', exporter: config.tracingExporter },
+      // Prometheus text at GET /metrics (summed over every worker under fw start).
+      metrics: { enabled: true, serviceName: 'fw-demo' },
+    },
     protocols: {
       // No schema: it is generated from the operations (schemas/schema.graphql).
-      graphql: {},
+      graphql: { playground: { defaultQuery: PLAYGROUND_QUERY } },
       grpc: {
         port: config.grpcPort,
         // The HTTP server's interface unless GRPC_HOST says otherwise: 0.0.0.0 in the container.
@@ -148,17 +184,19 @@ export function rateLimitStore(config: Pick<DemoConfig, 'redisUrl'>): { store: R
 export async function startDemo(config: DemoConfig): Promise<RunningDemo> {
   const live = new LiveEvents((line) => console.log(line));
   const store = new Store(new InMemoryRepository(SEED), live.events);
-  const app = buildDemoApp(store, live, config);
-  const info = await app.listen(config.port, config.host);
+  const app = buildDemoApp(store, live, config, () => console.log('demo stopped'));
+  const info = await app.listen();
   const manager = app.getProtocolManager()!;
   const [admin, customer] = SEED.users;
+  const metrics = app.getPlugin<MetricsPlugin>('metrics');
   return {
     app,
     store,
     live,
-    restUrl: info.url,
-    graphqlUrl: `${info.url}${manager.getGraphQLPath()}`,
+    restUrl: info.localUrl,
+    graphqlUrl: `${info.localUrl}${manager.getGraphQLPath()}`,
     grpcTarget: manager.getGrpcAddress()!.target,
+    metricsUrl: `${info.localUrl}${metrics?.path ?? '/metrics'}`,
     adminToken: await mintToken(admin!, config.jwtSecret),
     customerToken: await mintToken(customer!, config.jwtSecret),
     // The app's close ends every open stream (SSE `retry:`, GraphQL `complete`, gRPC UNAVAILABLE)

@@ -14,6 +14,21 @@ const config = readConfig();
 const base = process.env.DEMO_URL ?? `http://${config.host}:${config.port}`;
 const grpcTarget = process.env.DEMO_GRPC ?? `${config.host}:${config.grpcPort}`;
 const token = await mintToken(SEED.users[1]!, config.jwtSecret);
+
+// Without a running demo the first call would end in fetch's bare `TypeError: fetch failed`
+// (ECONNREFUSED in its cause): say what is wrong and what to run instead.
+try {
+  await fetch(`${base}/livez`, { signal: AbortSignal.timeout(5000) });
+} catch (err) {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const why = typeof cause?.message === 'string' ? cause.message : err instanceof Error ? err.message : String(err);
+  console.error(`The demo is not running at ${base} (${why}).
+Start it in another terminal, then run the tour again:
+  npx -y pnpm@10.34.9 demo
+(DEMO_URL and DEMO_GRPC point the tour at a demo elsewhere.)`);
+  process.exit(1);
+}
+
 const show = (title: string, value: unknown): void => console.log(`\n── ${title}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`);
 
 // REST

@@ -5,6 +5,8 @@ export interface DemoEndpoints {
   rest: string;
   graphql: string;
   grpc: string;
+  metrics: string;
+  pid: number;
   adminToken: string;
   customerToken: string;
 }
@@ -13,14 +15,15 @@ export interface DemoProcess {
   child: ChildProcess;
   endpoints: DemoEndpoints;
   output: () => string;
-  /** Sends SIGTERM and resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** Sends `signal` (SIGTERM) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Starts the built demo as the README does (`node dist/main.js`), on free ports, and waits for READY. */
 export function startDemoProcess(env: Record<string, string> = {}): Promise<DemoProcess> {
   const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-    env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', ...env },
+    // No shutdown delay: nothing routes to a test's demo, so stopping it need not wait.
+    env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', SHUTDOWN_DELAY: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -36,8 +39,8 @@ export function startDemoProcess(env: Record<string, string> = {}): Promise<Demo
         child,
         endpoints: JSON.parse(line.slice(6)) as DemoEndpoints,
         output: () => out,
-        stop: () => {
-          if (child.exitCode === null) child.kill('SIGTERM');
+        stop: (signal = 'SIGTERM') => {
+          if (child.exitCode === null) child.kill(signal);
           return exited;
         },
       });

@@ -198,6 +198,7 @@ describe('graceful shutdown of the demo', () => {
       // load balancer would: once told `Connection: close` (or refused), it sends no more here.
       let stopped = false;
       const outcomes: Array<number | string> = [];
+      const answered = new Set<number>();
       const worker = async (i: number): Promise<void> => {
         // One connection per client, reused request after request.
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -207,6 +208,7 @@ describe('graceful shutdown of the demo', () => {
               ? await send(agent, `${demo.endpoints.rest}/api/v2/books?limit=5`)
               : await send(agent, demo.endpoints.graphql, JSON.stringify({ query: '{ listBooks { id } }' }));
             outcomes.push(result.status);
+            answered.add(i);
             if (result.close) return;
           }
         } finally {
@@ -214,7 +216,11 @@ describe('graceful shutdown of the demo', () => {
         }
       };
       const workers = Array.from({ length: 10 }, (_, i) => worker(i));
-      await new Promise((r) => setTimeout(r, 300));
+      // SIGTERM once every client has its connection (a fixed wait raced the first connects on a
+      // busy machine: one still in the kernel's accept queue when listening stops is reset, which
+      // no server can answer), then a little more of them running.
+      for (let waited = 0; answered.size < 10 && waited < 10_000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 100));
       const calls = Array.from({ length: 3 }, () => new Promise<number | string>((resolve) => {
         client.ListBooks({}, metadata(), (err, page) => resolve(err ? `error: ${err.message}` : (page?.items.length ?? 0)));
       }));

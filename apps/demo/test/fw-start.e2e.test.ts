@@ -53,6 +53,7 @@ describe('the demo under fw start --workers 2 with REDIS_URL', () => {
         REDIS_URL: `redis://127.0.0.1:${redis.port}`,
         RATE_LIMIT_MAX: String(LIMIT),
         LOG_REQUESTS: '0',
+        SHUTDOWN_DELAY: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -191,13 +191,20 @@ function signalsPlugin(app: FwApplication, options: ShutdownOptions): Plugin {
     name: 'shutdown-signals',
     setup(host) {
       host.onListen(() => {
+        // Under fw start, Ctrl+C reaches every process of the terminal's group: the primary answers
+        // it (SIGTERM to each worker) and says what happens, once. Taken here as well, the primary's
+        // SIGTERM would be a second signal, which exits at once without the drain.
+        const worker = process.env.FW_START_WORKER === '1';
+        const signals = options.signals ?? SHUTDOWN_DEFAULTS.signals;
         unwatch = watchSignals(
           {
             shutdown: () => app.shutdown(),
             beforeExit: options.beforeExit,
             log: (message, error) => host.log(message, error),
+            delay: options.delay ?? SHUTDOWN_DEFAULTS.delay,
+            quiet: worker,
           },
-          options.signals ?? SHUTDOWN_DEFAULTS.signals,
+          worker ? signals.filter((signal) => signal !== 'SIGINT') : signals,
         );
       });
       host.onClosed(() => {

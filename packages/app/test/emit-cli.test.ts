@@ -220,6 +220,15 @@ describe('fw emit', () => {
     expect(await files()).toEqual(['listening.mjs', 'shop.mjs']);
   });
 
+  it('says a module that exports nothing but called listen() listened, and to export the app instead', async () => {
+    await appModule('main.mjs', 'const app = build();\nawait app.listen(0, "127.0.0.1");');
+    const run = await fw(dir, 'emit', 'main.mjs');
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      'fw: main.mjs exports no app: it called listen() while loading instead. Export the app without listening, as the default export or as "app" (keep listen() in another file, e.g. main.ts)\n',
+    ]);
+  });
+
   it('exits 1 with the usage on an unknown command or option, and prints the usage for --help', async () => {
     const [unknown, option, none, help] = await Promise.all([fw(dir, 'build'), fw(dir, 'emit', 'app.mjs', '--watch'), fw(dir), fw(dir, 'emit', '--help')]);
     expect([unknown.code, unknown.stderr.split('\n')[0]]).toEqual([1, 'fw: unknown command "build"']);

@@ -16,6 +16,8 @@ describe('start()', () => {
     const env = { GRPC_PORT: String(grpcPort), METRICS: '1', SHUTDOWN_DELAY: '200' };
     running = await start({ module: APP, workers: 2, port: 0, host: '127.0.0.1', env, onLog: () => undefined });
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The loopback is already an address to open.
+    expect(running.localUrl).toBe(running.url);
     expect(running.grpc?.port).toBe(grpcPort);
     expect(running.reusePort).toBe(false);
     const before = running.pids;

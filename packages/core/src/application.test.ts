@@ -157,6 +157,64 @@ describe('Not found', () => {
     expect(() => app.notFound('x' as unknown as AnyMiddleware)).toThrow('notFound expects a function');
   });
 
+  describe('a matched route whose handler answers nothing', () => {
+    const nodeEnv = process.env.NODE_ENV;
+    afterEach(() => {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    });
+
+    it('answers the standard 404 and warns once, naming the route, outside production', async () => {
+      process.env.NODE_ENV = 'development';
+      const { app, logged } = createApp();
+      app.get('/books/:id', () => undefined);
+      app.post('/books', async () => {
+        await Promise.resolve();
+      });
+      const first = await app.inject('/books/b1');
+      expect(first.statusCode).toBe(404);
+      expect(first.json()).toEqual({ error: true, message: 'Not Found', code: 404 });
+      await app.inject('/books/b2');
+      await app.inject({ method: 'POST', url: '/books' });
+      expect(logged.map((entry) => entry.message)).toEqual([
+        expect.stringMatching(/^GET \/books\/:id matched, but its handler sent nothing, so it answered 404 Not Found: answer with ctx\.json\(\)/),
+        expect.stringMatching(/^POST \/books matched, but its handler sent nothing/),
+      ]);
+      expect(logged.every((entry) => entry.error === undefined)).toBe(true);
+    });
+
+    it('also warns behind global middleware, but not when the middleware answers after next()', async () => {
+      process.env.NODE_ENV = 'test';
+      const { app, logged } = createApp();
+      app.use(async (ctx, next) => {
+        await next();
+        if (ctx.path === '/wrapped') ctx.json({ wrapped: true });
+      });
+      app.get('/silent', () => undefined);
+      app.get('/wrapped', () => undefined);
+      expect((await app.inject('/silent')).statusCode).toBe(404);
+      expect((await app.inject('/wrapped')).json()).toEqual({ wrapped: true });
+      expect(logged.map((entry) => entry.message)).toEqual([expect.stringMatching(/^GET \/silent matched/)]);
+    });
+
+    it('says nothing for a path no route has, a 404 the handler chose, or in production', async () => {
+      process.env.NODE_ENV = 'development';
+      const { app, logged } = createApp();
+      app.get('/chosen', (ctx) => ctx.json({ error: true }, 404));
+      app.get('/status', (ctx) => void ctx.status(404));
+      await app.inject('/nowhere');
+      expect((await app.inject('/chosen')).statusCode).toBe(404);
+      expect((await app.inject('/status')).statusCode).toBe(404);
+      expect(logged).toEqual([]);
+
+      process.env.NODE_ENV = 'production';
+      const production = createApp();
+      production.app.get('/silent', () => undefined);
+      expect((await production.app.inject('/silent')).statusCode).toBe(404);
+      expect(production.logged).toEqual([]);
+    });
+  });
+
   it('falls back to the default 404 when the custom handler answers nothing', async () => {
     const { app } = createApp();
     app.notFound(() => undefined);

@@ -83,7 +83,9 @@ export class Application {
       requestHooks: this.#requestHooks,
     };
     this.#server = new NodeServer({ ...resolved, ...hooks, log: this.#log, upgrade: this.#upgrade, takesUpgrades: () => this.#upgrades.size > 0 });
-    this.#responder = new Responder(this.#log, () => this.#server.closing, hooks.responseHooks);
+    // Development help, as compose's check of `next()`: read once, so production pays nothing per request.
+    const warnSilentRoutes = process.env.NODE_ENV !== 'production';
+    this.#responder = new Responder(this.#log, () => this.#server.closing, hooks.responseHooks, warnSilentRoutes);
     const pipeline = this.#pipeline;
     this.#host = createPluginHost({
       ...hooks,

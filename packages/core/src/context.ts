@@ -4,7 +4,7 @@ import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
 import { parseQuery } from './internal/query.js';
 import { clientIp, type TrustProxy } from './internal/client-ip.js';
 import { streamHostOf } from './internal/stream-host.js';
-import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE } from './internal/symbols.js';
+import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE, UNANSWERED } from './internal/symbols.js';
 import { SseStream, type SSEOptions } from './sse.js';
 import { toStreamEvent, type StreamEvent, type Tracked } from './stream.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
@@ -343,6 +343,11 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
    */
   [SETTLE](): void {
     if (!this.responded) this.#recordNotFound();
+  }
+
+  /** @internal Whether the answer is the standard 404 that `SETTLE` or `NOT_FOUND` recorded, not one a handler gave. */
+  [UNANSWERED](): boolean {
+    return this.#defaultStatus && this.#payload === NOT_FOUND_TEXT;
   }
 
   /** @internal Records the standard 404 over whatever was recorded: the answer for a path no route has. */

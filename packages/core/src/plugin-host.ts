@@ -16,6 +16,8 @@ export interface ListenInfo {
   host: string;
   /** `http://<address>:<port>` with the address bound: `http://[::]:3000` when every interface is, `http://127.0.0.1:3000` for the loopback. */
   url: string;
+  /** An address to open on this machine: `http://localhost:3000` when every interface is bound, else `url`. */
+  localUrl: string;
 }
 
 /** Options of `host.claimPath()`. */

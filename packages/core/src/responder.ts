@@ -3,9 +3,10 @@ import type { Context } from './context.js';
 import type { HTTPError} from './http-error.js';
 import { errorBody, toHTTPError } from './http-error.js';
 import type { LogFunction } from './internal/logging.js';
-import { FLUSH, RAW_IN_USE, RESET_RESPONSE } from './internal/symbols.js';
+import { FLUSH, RAW_IN_USE, RESET_RESPONSE, UNANSWERED } from './internal/symbols.js';
 import type { ResponseHook } from './plugin-host.js';
 import { isLastRequest } from './server.js';
+import type { Route } from './types.js';
 
 /** Handles an error: receives it as an HTTPError (the original is its `cause`) and answers through ctx. */
 export type ErrorHandler = (error: HTTPError, ctx: Context) => unknown;
@@ -23,16 +24,40 @@ export class Responder {
   /** The custom error handler (`app.onError`), if any. */
   errorHandler: ErrorHandler | undefined = undefined;
 
+  /** The routes already warned about for answering nothing; undefined when that warning is off (production). */
+  readonly #silentRoutes: WeakSet<Route> | undefined;
+
   constructor(
     private readonly log: LogFunction,
     private readonly isClosing: () => boolean,
     private readonly hooks: readonly ResponseHook[],
-  ) {}
+    /** Warn, once per route, when a matched route's chain answered nothing (the standard 404 went out). */
+    warnSilentRoutes = false,
+  ) {
+    this.#silentRoutes = warnSilentRoutes ? new WeakSet() : undefined;
+  }
 
   /** Writes what the chain recorded; a failure while writing is answered as an error. */
   readonly finish = (ctx: Context): void => {
     this.#write(ctx, this.fail);
+    // Off in production: no work per request there.
+    if (this.#silentRoutes !== undefined && ctx.route !== undefined && ctx[UNANSWERED]()) this.#warnSilent(ctx.route);
   };
+
+  /**
+   * A route matched but nothing answered, so the client got a 404 that looks like a missing route:
+   * say which route it was, once, so the missing `ctx.json()` is found without a debugger.
+   */
+  #warnSilent(route: Route): void {
+    const warned = this.#silentRoutes!;
+    if (warned.has(route)) return;
+    warned.add(route);
+    this.log(
+      `${route.method} ${route.path} matched, but its handler sent nothing, so it answered 404 Not Found: ` +
+        'answer with ctx.json(), ctx.text() or ctx.status() (or throw an HTTPError). ' +
+        'Said once per route, and only when NODE_ENV is not "production"',
+    );
+  }
 
   /** Answers a thrown value. Never throws. */
   readonly fail = (ctx: Context, thrown: unknown): void => {

@@ -141,7 +141,10 @@ export class NodeServer {
     const address = server.address() as AddressInfo;
     // The address really bound: a wildcard one (`::`, `0.0.0.0`) says every interface is.
     const shownHost = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
-    const info: ListenInfo = { port: address.port, host: address.address, url: `http://${shownHost}:${address.port}` };
+    const url = `http://${shownHost}:${address.port}`;
+    // `http://[::]:3000` is what was bound, not where a browser can go: localhost reaches every interface.
+    const localUrl = address.address === '::' || address.address === '0.0.0.0' ? `http://localhost:${address.port}` : url;
+    const info: ListenInfo = { port: address.port, host: address.address, url, localUrl };
     try {
       for (const hook of this.settings.listenHooks) await hook(info);
     } catch (err) {

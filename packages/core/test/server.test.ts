@@ -1,5 +1,5 @@
 import { hostOf } from './host.js';
-import { Agent, createServer } from 'node:http';
+import { Agent, createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { Application, type ApplicationConfig, type ListenInfo } from '../src/index.js';
@@ -225,13 +225,19 @@ describe('listen', () => {
       expect(['::', '0.0.0.0']).toContain(info.host);
       expect(info.url).toBe(info.host === '::' ? `http://[::]:${info.port}` : `http://0.0.0.0:${info.port}`);
       expect(info.url).not.toContain('localhost');
+      // Beside it, an address a person can open: every interface includes the loopback.
+      expect(info.localUrl).toBe(`http://localhost:${info.port}`);
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        get(`${info.localUrl}/ping`, { agent: false }, (res) => resolve(res.resume().statusCode)).once('error', reject);
+      });
+      expect(status).toBe(200);
     } finally {
       await app.close();
     }
     const ipv4 = new Application();
     const any4 = await ipv4.listen(0, '0.0.0.0');
     await ipv4.close();
-    expect(any4).toEqual({ port: any4.port, host: '0.0.0.0', url: `http://0.0.0.0:${any4.port}` });
+    expect(any4).toEqual({ port: any4.port, host: '0.0.0.0', url: `http://0.0.0.0:${any4.port}`, localUrl: `http://localhost:${any4.port}` });
   });
 
   it('writes an IPv6 address in brackets', async () => {
@@ -244,7 +250,7 @@ describe('listen', () => {
     } finally {
       await app.close();
     }
-    expect(info).toEqual({ port: info.port, host: '::1', url: `http://[::1]:${info.port}` });
+    expect(info).toEqual({ port: info.port, host: '::1', url: `http://[::1]:${info.port}`, localUrl: `http://[::1]:${info.port}` });
   });
 
   it('binds the port and host of the configuration when listen() is called without them', async () => {
@@ -256,7 +262,7 @@ describe('listen', () => {
     app.get('/ping', (ctx) => ctx.text('pong'));
     const info = await app.listen();
     try {
-      expect(info).toEqual({ port: free, host: '127.0.0.1', url: `http://127.0.0.1:${free}` });
+      expect(info).toEqual({ port: free, host: '127.0.0.1', url: `http://127.0.0.1:${free}`, localUrl: `http://127.0.0.1:${free}` });
       expect((await send(free, { path: '/ping' })).text).toBe('pong');
     } finally {
       await app.close();
@@ -285,7 +291,7 @@ describe('listen', () => {
   it('reports the host it bound', async () => {
     const app = new Application();
     const info = await app.listen(0, '127.0.0.1');
-    expect(info).toEqual({ port: info.port, host: '127.0.0.1', url: `http://127.0.0.1:${info.port}` });
+    expect(info).toEqual({ port: info.port, host: '127.0.0.1', url: `http://127.0.0.1:${info.port}`, localUrl: `http://127.0.0.1:${info.port}` });
     await app.close();
   });
 

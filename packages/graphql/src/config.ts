@@ -49,6 +49,7 @@ const CONFIG_KEYS: Record<keyof GraphQLConfig, true> = {
 };
 const KNOWN_KEYS = Object.keys(CONFIG_KEYS);
 const CACHE_KEYS = ['maxEntries', 'maxSize'];
+const PLAYGROUND_KEYS: Array<keyof Exclude<NonNullable<GraphQLConfig['playground']>, boolean>> = ['defaultQuery'];
 const SUBSCRIPTION_KEYS = Object.keys(DEFAULT_GRAPHQL_SUBSCRIPTIONS);
 const LIMIT_KEYS = Object.keys(DEFAULT_GRAPHQL_LIMITS);
 
@@ -58,6 +59,7 @@ const UNKNOWN_OPTION = unknownKey('option', 'known options are');
 const UNKNOWN_LIMIT = unknownKey('limit', 'known limits are');
 const UNKNOWN_SUBSCRIPTIONS_OPTION = unknownKey('subscriptions option', 'known are');
 const UNKNOWN_CACHE_OPTION = unknownKey('documentCache option', 'known are');
+const UNKNOWN_PLAYGROUND_OPTION = unknownKey('playground option', 'known are');
 
 /** The configuration with every default applied (internal). */
 export interface ResolvedGraphQLConfig {
@@ -68,6 +70,8 @@ export interface ResolvedGraphQLConfig {
   contextValue: unknown;
   hasContextValue: boolean;
   playground: boolean;
+  /** What the playground's editor opens on; undefined: GraphiQL's own welcome text. */
+  playgroundQuery: string | undefined;
   introspection: boolean;
   rootValue: unknown;
   maskErrors: boolean;
@@ -115,8 +119,17 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
       throw new TypeError(`GraphQL config: \`path\` must be a path starting with "/" and without "?", "#" or spaces, got ${describe(c.path)}.`);
     }
   }
-  for (const key of ['playground', 'introspection', 'maskErrors', 'persistedQueries'] as const) {
+  for (const key of ['introspection', 'maskErrors', 'persistedQueries'] as const) {
     if (c[key] !== undefined && typeof c[key] !== 'boolean') throw new TypeError(`GraphQL config: \`${key}\` must be a boolean, got ${describe(c[key])}.`);
+  }
+  const playground = c.playground;
+  if (playground !== undefined && typeof playground !== 'boolean') {
+    if (playground === null || typeof playground !== 'object' || Array.isArray(playground)) {
+      throw new TypeError(`GraphQL config: \`playground\` must be a boolean or an object { defaultQuery }, got ${describe(playground)}.`);
+    }
+    checkOptions(playground, PLAYGROUND_KEYS, UNKNOWN_PLAYGROUND_OPTION);
+    const { defaultQuery } = playground as { defaultQuery?: unknown };
+    if (defaultQuery !== undefined && typeof defaultQuery !== 'string') throw new TypeError(`GraphQL config: \`playground.defaultQuery\` must be a string, got ${describe(defaultQuery)}.`);
   }
   if (c.onLog !== undefined && typeof c.onLog !== 'function') throw new TypeError(`GraphQL config: \`onLog\` must be a function (message, error), got ${describe(c.onLog)}.`);
   if (c.rootValue !== undefined && (c.rootValue === null || typeof c.rootValue !== 'object')) {
@@ -175,7 +188,8 @@ export function resolveGraphQLConfig(value: unknown): ResolvedGraphQLConfig {
     context: isFactory ? (config.context as GraphQLContextFactory) : undefined,
     contextValue: isFactory ? undefined : config.context,
     hasContextValue: !isFactory && config.context !== undefined,
-    playground: config.playground ?? true,
+    playground: config.playground !== false,
+    playgroundQuery: typeof config.playground === 'object' ? config.playground.defaultQuery : undefined,
     introspection: config.introspection ?? true,
     rootValue: config.rootValue,
     maskErrors: config.maskErrors ?? true,

@@ -87,8 +87,12 @@ export interface GraphQLConfig<TContext = unknown> {
    * fixed value. @default the framework `Context` of the request (so `context.user` works)
    */
   context?: GraphQLContextFactory<TContext> | (TContext & object);
-  /** Serve GraphiQL (bundled, works offline) for a GET that accepts `text/html`. @default true */
-  playground?: boolean;
+  /**
+   * Serve GraphiQL (bundled, works offline) for a GET that accepts `text/html`. An object serves it
+   * too, with `defaultQuery`: what the editor opens on (instead of GraphiQL's welcome text) when
+   * the URL has no `?query=` and the browser kept no editor of its own. @default true
+   */
+  playground?: boolean | { defaultQuery?: string };
   /** Allow `__schema` / `__type` introspection queries. @default true */
   introspection?: boolean;
   /** The root value; its functions are resolvers called with `(args, context, info)`. @default undefined */

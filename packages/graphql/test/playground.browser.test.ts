@@ -135,3 +135,27 @@ it('runs a subscription from the playground over server-sent events, offline, an
   expect(problems).toEqual([]);
   await page.close();
 }, 60_000);
+
+it('opens the editor on playground.defaultQuery, comment lines included, and runs it as it is', async () => {
+  const defaultQuery = '# Put a token in Headers: { "authorization": "Bearer <token>" }\nquery Greeting { hello(name: "default") }';
+  const withDefault = await serve({ schema, playground: { defaultQuery }, rootValue: { hello: ({ name }: { name?: string }) => `Hello ${name ?? 'world'}` } });
+  // A fresh context: no editor saved by an earlier page in this browser.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    const { blocked, problems } = await keepOffline(page);
+    await page.goto(withDefault.endpoint, { waitUntil: 'load' });
+    const editor = page.locator(QUERY_EDITOR);
+    await editor.waitFor({ state: 'visible', timeout: 15_000 });
+    const editorText = (selector: string): string => (globalThis as unknown as EditorPage).document.querySelector(selector)?.CodeMirror?.getValue() ?? '';
+    expect(await page.evaluate(editorText, QUERY_EDITOR)).toBe(defaultQuery);
+    await page.locator('.graphiql-execute-button').click();
+    await page.waitForFunction(editorText, RESPONSE_EDITOR, { timeout: 10_000 });
+    expect(JSON.parse(await page.evaluate(editorText, RESPONSE_EDITOR))).toEqual({ data: { hello: 'Hello default' } });
+    expect(blocked).toEqual([]);
+    expect(problems).toEqual([]);
+  } finally {
+    await context.close();
+    await withDefault.close();
+  }
+}, 60_000);

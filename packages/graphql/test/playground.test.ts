@@ -128,6 +128,32 @@ describe('the playground under a custom path', () => {
   });
 });
 
+describe('playground: { defaultQuery }', () => {
+  it('serves the page with the query the editor opens on, escaped into an attribute (the CSP allows no inline script)', async () => {
+    const defaultQuery = '# Orders need a token: { "authorization": "Bearer <token>" }\n{ hello }';
+    const served = await serve({ schema, playground: { defaultQuery }, rootValue: { hello: () => 'hi' } });
+    try {
+      const html = await (await fetch(served.endpoint, { headers: HTML })).text();
+      expect(html).toContain(
+        '<div id="graphiql" data-default-query="# Orders need a token: { &quot;authorization&quot;: &quot;Bearer &lt;token&gt;&quot; }\n{ hello }">',
+      );
+      expect(html).not.toMatch(/<script>/);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('without defaultQuery serves the plain page', async () => {
+    const served = await serve({ schema, playground: {} });
+    try {
+      const html = await (await fetch(served.endpoint, { headers: HTML })).text();
+      expect(html).toContain('<div id="graphiql">');
+    } finally {
+      await served.close();
+    }
+  });
+});
+
 describe('playground: false', () => {
   let served: Served;
 

@@ -168,7 +168,9 @@ export function metricsPlugin(config: MetricsConfig = {}): MetricsPlugin {
       sdk = undefined;
       recorder = undefined;
       await server?.close();
-      await started?.shutdown();
+      const failure = await started?.shutdown();
+      // Warned, not thrown: the app is closing either way, and what was not pushed is lost.
+      if (failure !== undefined) host?.log(`@fw/metrics: the last metrics could not be pushed over OTLP when the app closed: ${failure.message}`);
     },
   };
   return plugin;

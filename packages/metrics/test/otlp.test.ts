@@ -47,4 +47,19 @@ describe('OTLP push', () => {
     const resource = received[0]!.resourceMetrics[0]!.resource.attributes;
     expect(resource).toContainEqual({ key: 'service.name', value: { stringValue: 'pushed' } });
   });
+
+  it('warns on the app log when the collector refuses the flush on close, and still closes', async () => {
+    const refusing = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"no"}'));
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+      const { stdout } = await promisify(execFile)(process.execPath, [join(__dirname, 'fixtures', 'otlp-app.mjs'), at], { cwd: __dirname });
+      expect(stdout).toMatch(/^metrics path answered 404\nlog: @fw\/metrics: the last metrics could not be pushed over OTLP when the app closed: .+\nclosed\n$/);
+    } finally {
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
+  });
 });

@@ -267,6 +267,15 @@ describe('jwtVerifier configuration', () => {
     expect(() => jwtVerifier({ secret: SECRET, jwksUrl: 'https://a.example/jwks' })).toThrow(/exactly one/);
   });
 
+  it('says which key option is undefined, as when the environment variable it reads is not set', () => {
+    const env: Record<string, string | undefined> = {};
+    expect(() => jwtVerifier({ secret: env.JWT_SECRET })).toThrow('jwtVerifier: secret is undefined (is the environment variable set?)');
+    expect(() => jwtVerifier({ publicKey: env.JWT_PUBLIC_KEY })).toThrow('jwtVerifier: publicKey is undefined (is the environment variable set?)');
+    expect(() => jwtVerifier({ jwksUrl: env.JWKS_URL, issuer: 'https://auth.example' })).toThrow('jwtVerifier: jwksUrl is undefined (is the environment variable set?)');
+    // One given and another undefined is fine: the undefined one is simply not used.
+    expect(() => jwtVerifier({ secret: SECRET, publicKey: env.JWT_PUBLIC_KEY })).not.toThrow();
+  });
+
   it('refuses algorithms that do not fit the key, and "none"', () => {
     expect(() => jwtVerifier({ secret: SECRET, algorithms: ['RS256'] })).toThrow(/RS256 does not fit a secret/);
     expect(() => jwtVerifier({ publicKey: rsa.publicKey, algorithms: ['HS256'] })).toThrow(/HS256 does not fit a public key/);

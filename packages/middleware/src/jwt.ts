@@ -34,6 +34,9 @@ function loadJose(): Promise<Jose> {
 /** Message of the 401 for a token without `exp` (unless `requireExp: false`). */
 export const MISSING_EXP_MESSAGE = 'Token has no expiration time (exp claim)';
 
+/** The options that each give the verifier its key; exactly one is set. */
+const KEY_OPTIONS = ['secret', 'publicKey', 'jwksUrl'] as const;
+
 // JWKS errors that mean "the key server is unreachable or broken", not "the token is bad".
 const KEY_SERVER_ERRORS = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
 
@@ -50,6 +53,11 @@ const KEY_SERVER_ERRORS = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_
 export function jwtVerifier(config: JwtVerifierConfig): JwtVerifier {
   if (config === null || typeof config !== 'object') throw new TypeError('jwtVerifier expects options: { secret } or { publicKey } or { jwksUrl }');
   const given = [config.secret, config.publicKey, config.jwksUrl].filter((value) => value !== undefined).length;
+  if (given === 0) {
+    // `{ secret: process.env.JWT_SECRET }` with the variable unset: the key was given, its value is missing.
+    const named = KEY_OPTIONS.find((key) => Object.hasOwn(config, key));
+    if (named !== undefined) throw new TypeError(`jwtVerifier: ${named} is undefined (is the environment variable set?)`);
+  }
   if (given !== 1) throw new TypeError('jwtVerifier: give exactly one of secret, publicKey or jwksUrl');
 
   let key: KeyInput | undefined;

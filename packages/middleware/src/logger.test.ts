@@ -405,6 +405,19 @@ describe('logger()', () => {
     expect(lines[1]).toMatch(/^\[ERROR\] GET\\x1b\[1m \/a\\nb\\u2028c - \d+ms bad\\r\\nthing$/);
   });
 
+  it('logs the context of an upgraded WebSocket, where nothing was answered, with the 101 of its handshake', async () => {
+    const lines: string[] = [];
+    // What GraphQL over WebSocket runs the app's middleware on at connection_init: a context made
+    // from the upgrade request, whose response is never written.
+    const req = new IncomingMessage(new Socket());
+    req.method = 'GET';
+    req.url = '/graphql';
+    req.headers = { upgrade: 'websocket', connection: 'Upgrade' };
+    const ctx = new Context(req, new ServerResponse(req), { bodyLimit: 1024, maxKeys: 10, maxJsonDepth: 8, trustProxy: false });
+    await logger({ stream: (line) => lines.push(line) })(ctx, () => Promise.resolve());
+    expect(lines).toEqual([expect.stringMatching(/^\[101\] GET \/graphql - \d+ms$/)]);
+  });
+
   it('still answers the request when the log target throws', async () => {
     await withLogger(
       {

@@ -12,6 +12,8 @@ const YELLOW = '\u001b[33m';
 const RED = '\u001b[31m';
 const CYAN = '\u001b[36m';
 const RESET = '\u001b[39m';
+/** The status of an upgrade the handshake accepted. */
+const SWITCHING_PROTOCOLS = 101;
 
 /**
  * Logs one line per request: `[<status>] <method> <path> - <duration>ms`; the status is green
@@ -20,7 +22,8 @@ const RESET = '\u001b[39m';
  * `[ERROR] <method> <path> - <duration>ms <error text>` followed by the stack (4xx HTTPErrors
  * without it when `clientErrorStacks: false`), and is re-thrown, so the error handler still
  * answers. A request whose client cancelled or left logs the plain line `[499] <method> <path> -
- * <duration>ms`, without a stack. Control characters from the request (method, path, error messages) are written as
+ * <duration>ms`, without a stack. A WebSocket connection its middleware let through (GraphQL over
+ * WebSocket runs it at `connection_init`) logs the `101` of its handshake. Control characters from the request (method, path, error messages) are written as
  * visible escapes (`\n`, `\x1b`), so no request can forge a log line or drive the terminal.
  * @example
  * app.use(logger());                                  // to stdout
@@ -65,7 +68,10 @@ export function logger(config: LoggerConfig = {}): LoggerMiddleware {
       throw err;
     }
     // Core settles the status before `next()` resolves: a request nobody answered reads 404 here.
-    const status = ctx.statusCode;
+    // Only a WebSocket's context reads 0: the app's middleware runs on it once the connection is
+    // up (GraphQL's connection_init), after the handshake answered 101, and nothing is written since.
+    let status = ctx.statusCode;
+    if (status === 0 && ctx.req.headers.upgrade !== undefined) status = SWITCHING_PROTOCOLS;
     const tag = `[${status}]`;
     write(`${colors ? paint(status, tag) : tag} ${requestLine(ctx)} - ${elapsed(start)}ms`);
   };

@@ -38,7 +38,12 @@ export function tracingPlugin(config: TracingConfig = {}): TracingPlugin {
       host.wrap(runtime.middleware);
       host.onResponse(runtime.onResponse);
       host.onListen(() => runtime.start());
-      host.onClosed(() => runtime.shutdown());
+      // Warned, not thrown: the app is closing either way, and the spans not exported are lost.
+      host.onClosed(() =>
+        runtime.shutdown().catch((err: unknown) => {
+          host.log(`@fw/tracing: the last spans could not be exported when the app closed: ${err instanceof Error ? err.message : String(err)}`);
+        }),
+      );
     },
     start: () => (enabled ? runtime.start() : Promise.resolve()),
     shutdown: () => runtime.shutdown(),

@@ -46,6 +46,21 @@ describe('the SDK lifecycle', () => {
     expect(exporter.shutdowns).toBe(1);
   });
 
+  it('warns on the app log, in one line, when the flush on close fails, and still closes', async () => {
+    const logged: Array<[string, unknown]> = [];
+    const failing: SpanExporterLike = {
+      export: (_batch: unknown[], done: (result: { code: number; error?: Error }) => void) => done({ code: 1, error: new Error('collector down') }),
+      shutdown: async () => undefined,
+    };
+    const app = new Application({ onLog: (message, error) => logged.push([message, error]) });
+    app.register(tracingPlugin({ serviceName: 'failing', exporter: failing }));
+    app.get('/a', (ctx) => ctx.text('a'));
+    await app.listen(0, '127.0.0.1');
+    await app.inject('/a');
+    await app.close();
+    expect(logged).toEqual([['@fw/tracing: the last spans could not be exported when the app closed: collector down', undefined]]);
+  });
+
   it('unregisters the SDK it started on close, so a later app starts a fresh one', async () => {
     expect(globalProviderIsRegistered()).toBe(false);
     expect(propagation.fields()).toEqual([]);

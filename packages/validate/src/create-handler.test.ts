@@ -88,4 +88,14 @@ describe('createHandler() spread into a route', () => {
   it('refuses a missing handler', () => {
     expect(() => createHandler({ body: CreateUser }, undefined as never)).toThrow('createHandler(schema, handler) needs a handler function');
   });
+
+  it('names itself, not validate(), in the errors of its schema', () => {
+    const handler = (): void => undefined;
+    expect(() => createHandler({ bdy: CreateUser } as never, handler)).toThrow('createHandler(): unknown part "bdy"; use body, query or params');
+    expect(() => createHandler(null as never, handler)).toThrow('createHandler() expects an object with body, query and/or params schemas');
+    expect(() => createHandler({ body: { type: 'object' } as never }, handler)).toThrow('createHandler(): the body schema is neither a zod schema nor a Standard Schema validator');
+    expect(() => createHandler({ params: z.object({ teamId: z.number() }) }, handler)).toThrow(
+      'createHandler(): params.teamId: z.number() never accepts the string a path parameter is, so every request would be refused with 400 (use z.coerce.number())',
+    );
+  });
 });

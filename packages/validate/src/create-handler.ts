@@ -1,5 +1,5 @@
 import type { ValidatedHandler, ValidatedRoute, ValidationSchema } from './types.js';
-import { validate } from './validate.js';
+import { validation } from './validate.js';
 
 /**
  * Pairs a validation middleware with a handler whose `ctx.body`, `ctx.query` and `ctx.params`
@@ -9,5 +9,6 @@ import { validate } from './validate.js';
  */
 export function createHandler<S extends ValidationSchema>(schema: S, handler: ValidatedHandler<S>): ValidatedRoute<S> {
   if (typeof handler !== 'function') throw new TypeError('createHandler(schema, handler) needs a handler function');
-  return [validate(schema), handler];
+  // Its own name in definition errors: the user called createHandler, not validate.
+  return [validation(schema, 'createHandler()'), handler];
 }

@@ -1,5 +1,6 @@
 import { HTTPError, ROUTE_SCHEMA, ValidationError, type Context } from '@fw/core';
 import { z } from 'zod';
+import { z as zod3 } from 'zod3';
 import { failure, send, serve, type Served } from '../test/helpers.js';
 import { validate } from './validate.js';
 
@@ -308,6 +309,26 @@ describe('validate() construction', () => {
 
   it('refuses an unknown part name, catching typos', () => {
     expect(() => validate({ bdy: z.string() } as never)).toThrow('validate(): unknown part "bdy"; use body, query or params');
+  });
+
+  it('refuses, when it is made, a params or query field that never accepts the string it arrives as', () => {
+    expect(() => validate({ params: z.object({ id: z.number() }) })).toThrow(
+      'validate(): params.id: z.number() never accepts the string a path parameter is, so every request would be refused with 400 (use z.coerce.number())',
+    );
+    expect(() => validate({ query: z.object({ q: z.string(), all: z.boolean().optional() }) })).toThrow(
+      'validate(): query.all: z.boolean() never accepts the string a query parameter is, so every request would be refused with 400 (use z.stringbool())',
+    );
+    expect(() => validate({ query: z.object({ page: z.int().default(1) }) })).toThrow(/query\.page: z\.number\(\) never accepts/);
+    expect(() => validate({ params: zod3.object({ id: zod3.number().int() }) })).toThrow(/params\.id: z\.number\(\) never accepts the string a path parameter is.*\(use z\.coerce\.number\(\)\)/);
+    expect(() => validate({ query: zod3.object({ n: zod3.number().optional().refine((n) => n !== 0) }) })).toThrow(/query\.n: z\.number\(\)/);
+  });
+
+  it('accepts params and query fields that read strings, and numbers in the body', () => {
+    expect(() => validate({ params: z.object({ id: z.coerce.number().int(), slug: z.string() }) })).not.toThrow();
+    expect(() => validate({ query: z.object({ page: z.coerce.number().default(1), all: z.stringbool().optional(), sort: z.enum(['asc', 'desc']).optional() }) })).not.toThrow();
+    expect(() => validate({ query: z.object({ n: z.preprocess((v) => Number(v), z.number()) }) })).not.toThrow();
+    expect(() => validate({ params: zod3.object({ id: zod3.coerce.number(), n: zod3.preprocess(Number, zod3.number()) }) })).not.toThrow();
+    expect(() => validate({ body: z.object({ n: z.number(), ok: z.boolean() }) })).not.toThrow();
   });
 
   it('refuses something that is not a schema object', () => {

@@ -1,5 +1,6 @@
 import { HTTPError, isHTTPError, ROUTE_SCHEMA, ValidationError, type Context, type Next } from '@fw/core';
 import { isSchema, schemaRunner, type PartResult, type SchemaRunner } from './internal/schema-runner.js';
+import { stringRefusingFields } from './internal/string-fields.js';
 import type { ValidationErrorEntry, ValidationMiddleware, ValidationPart, ValidationSchema } from './types.js';
 
 const PARTS: readonly ValidationPart[] = ['body', 'query', 'params'];
@@ -21,16 +22,29 @@ interface CompiledPart {
  * HTTPError) `Validation failed` with `details.errors: [{ field, message, code }]`. Input nested
  * deeper than a recursive schema can follow (the stack overflows) is invalid input too: one entry
  * `{ field: '<part>', code: 'too_deep' }`. Any other throw from a schema is a 500 (an HTTPError
- * it throws keeps its own status).
+ * it throws keeps its own status). A `params` or `query` field that never accepts a string (path
+ * params and query values are strings: `z.number()`, `z.boolean()`) throws a `TypeError` here,
+ * naming the field and what accepts one (`z.coerce.number()`).
  * @example
  * app.post('/users', validate({ body: z.object({ name: z.string() }) }), (ctx) => ctx.json(ctx.body, 201));
  */
 export function validate<S extends ValidationSchema>(schema: S): ValidationMiddleware<S> {
+  return validation(schema, 'validate()');
+}
+
+/** What a request part arrives as, when it is a string whatever the client sent. */
+const STRING_PARTS: Partial<Record<ValidationPart, string>> = { params: 'a path parameter', query: 'a query parameter' };
+
+/**
+ * `validate()`, with definition errors that start with `caller` (`validate()`, `createHandler()`):
+ * the function the user called, not the one it calls.
+ */
+export function validation<S extends ValidationSchema>(schema: S, caller: string): ValidationMiddleware<S> {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    throw new TypeError('validate() expects an object with body, query and/or params schemas');
+    throw new TypeError(`${caller} expects an object with body, query and/or params schemas`);
   }
   for (const key of Object.keys(schema)) {
-    if (!(PARTS as readonly string[]).includes(key)) throw new TypeError(`validate(): unknown part "${key}"; use body, query or params`);
+    if (!(PARTS as readonly string[]).includes(key)) throw new TypeError(`${caller}: unknown part "${key}"; use body, query or params`);
   }
   const parts: CompiledPart[] = [];
   const attached: ValidationSchema = {};
@@ -38,7 +52,15 @@ export function validate<S extends ValidationSchema>(schema: S): ValidationMiddl
     const partSchema: unknown = schema[part];
     if (partSchema === undefined) continue;
     if (!isSchema(partSchema)) {
-      throw new TypeError(`validate(): the ${part} schema is neither a zod schema nor a Standard Schema validator`);
+      throw new TypeError(`${caller}: the ${part} schema is neither a zod schema nor a Standard Schema validator`);
+    }
+    // Path params and query values are strings: a field that refuses every string would answer
+    // every request 400, so say so now (Fastify coerces them; zod needs z.coerce).
+    const arrives = STRING_PARTS[part];
+    const [refused] = arrives === undefined ? [] : stringRefusingFields(partSchema);
+    if (refused !== undefined) {
+      const [field, { kind, use }] = refused;
+      throw new TypeError(`${caller}: ${part}.${field}: ${kind} never accepts the string ${arrives} is, so every request would be refused with 400 (use ${use})`);
     }
     parts.push({ part, run: schemaRunner(part, partSchema) });
     attached[part] = partSchema;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Server as NetServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -20,13 +21,18 @@ export async function loadExportedApp(
 ): Promise<{ readonly value: unknown; readonly name: 'default' | 'app' }> {
   if (!existsSync(file)) throw fail(`cannot find the app module ${spec} (no file at ${file})`);
   let mod: Record<string, unknown>;
+  let listened: boolean;
   try {
-    mod = await importModule(file);
+    ({ value: mod, listened } = await countingListens(() => importModule(file)));
   } catch (err) {
     if (err === NO_TSX) throw fail(`${spec} is TypeScript: install tsx in the project (npm install -D tsx) ${withoutTsx}`);
     throw fail(`could not load ${spec}: ${err instanceof Error ? err.message : String(err)}`, err);
   }
   const name = mod.default !== undefined ? 'default' : mod.app !== undefined ? 'app' : undefined;
+  if (name === undefined && listened) {
+    // The entry point (a main.ts calling app.listen()) given instead of the module that builds the app.
+    throw fail(`${spec} exports no app: it called listen() while loading instead. Export the app without listening, as the default export or as "app" (keep listen() in another file, e.g. main.ts)`);
+  }
   if (name === undefined) throw fail(`${spec} exports no app: export it as the default export or as "app"`);
   let value: unknown = mod[name];
   try {
@@ -41,6 +47,29 @@ export async function loadExportedApp(
 /** The message for an export that is not an fw app. */
 export function notAnApp(spec: string, name: 'default' | 'app'): string {
   return `the ${name === 'default' ? 'default export' : '"app" export'} of ${spec} is not an fw app (createApp() or new Application())`;
+}
+
+/**
+ * Runs `load` while counting the servers that start listening meanwhile: every node server (an fw
+ * app, node:http, grpc-js) listens through `net.Server#listen`, which is wrapped for that time only.
+ * Only the message of a module that exports nothing reads the count.
+ */
+async function countingListens<T>(load: () => Promise<T>): Promise<{ value: T; listened: boolean }> {
+  const proto = NetServer.prototype;
+  const original = proto.listen;
+  let listened = false;
+  const counting = function (this: NetServer, ...args: unknown[]): NetServer {
+    listened = true;
+    return (original as (...a: unknown[]) => NetServer).apply(this, args);
+  };
+  proto.listen = counting as typeof original;
+  try {
+    const value = await load();
+    return { value, listened };
+  } finally {
+    // Put back unless the module replaced it meanwhile.
+    if (proto.listen === counting) proto.listen = original;
+  }
 }
 
 const TYPESCRIPT = /\.(?:c|m)?tsx?$/;

@@ -23,8 +23,24 @@ export interface SignalTarget {
   shutdown(): Promise<void>;
   /** Called after `shutdown()` settled, before the exit. */
   readonly beforeExit: (() => unknown) | undefined;
-  /** Where an error during shutdown is reported. */
+  /** Where an error during shutdown is reported, and the line that says a signal started it. */
   log(message: string, error?: unknown): void;
+  /** How long `shutdown()` stays up not ready before it drains, in ms (said in that line). */
+  readonly delay: number;
+  /** Say nothing on the signal: a process whose parent says it for every child (an `fw start` worker). */
+  readonly quiet?: boolean;
+}
+
+/**
+ * The one line a termination signal logs: what happens now, how long it takes, and how not to wait,
+ * so that Ctrl+C is never a silent pause.
+ * @example
+ * shutdownLine('SIGINT', 5000); // 'SIGINT: shutting down: not ready now, draining in 5 s, then exiting (press Ctrl+C again to exit now)'
+ */
+export function shutdownLine(signal: NodeJS.Signals, delay: number): string {
+  const wait = delay <= 0 ? 'draining' : `not ready now, draining in ${delay % 1000 === 0 ? `${delay / 1000} s` : `${delay} ms`}`;
+  const again = signal === 'SIGINT' ? 'press Ctrl+C again' : `send ${signal} again`;
+  return `${signal}: shutting down: ${wait}, then exiting (${again} to exit now)`;
 }
 
 /** Every listening app that shuts down on a signal, by signal (one process listener per signal for all of them). */
@@ -80,6 +96,7 @@ function onSignal(signal: NodeJS.Signals): void {
   }
   stopping = signal;
   const targets = [...(watched.get(signal) ?? [])];
+  for (const target of targets) if (target.quiet !== true) target.log(shutdownLine(signal, target.delay));
   void Promise.all(targets.map((target) => stop(target))).then((results) => processExit.exit(results.every(Boolean) ? 0 : 1));
 }
 

@@ -67,7 +67,9 @@ export async function runStart(args: readonly string[], io: StartIO): Promise<nu
       ...(values.host === undefined ? {} : { host: values.host }),
     });
     const grpc = running.grpc === undefined ? '' : `, gRPC on ${running.grpc.host}:${running.grpc.port}`;
-    io.out(`fw: ${running.pids.length} workers serving ${running.url}${grpc} (primary ${process.pid})\n`);
+    // What was bound first (scripts read it), then where a person can open it when that differs.
+    const open = running.localUrl === running.url ? '' : ` — open ${running.localUrl}`;
+    io.out(`fw: ${running.pids.length} workers serving ${running.url}${grpc} (primary ${process.pid})${open}\n`);
     return undefined;
   } catch (err) {
     io.err(`fw: ${err instanceof Error ? err.message : String(err)}\n`);

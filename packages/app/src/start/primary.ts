@@ -34,6 +34,8 @@ export interface StartOptions {
 export interface StartedApp {
   /** `http://<host>:<port>` every worker serves. */
   readonly url: string;
+  /** An address to open on this machine: `http://localhost:<port>` when every interface is bound, else `url`. */
+  readonly localUrl: string;
   /** The HTTP port, shared by every worker. */
   readonly port: number;
   /** The gRPC address every worker serves, when the app serves gRPC. */
@@ -279,9 +281,12 @@ export async function start(options: StartOptions): Promise<StartedApp> {
   }
   started = true;
   const ready = latest!;
-  const shownHost = ready.http.host.includes(':') ? `[${ready.http.host}]` : ready.http.host;
+  const { host: boundHost, port: boundPort } = ready.http;
+  const shownHost = boundHost.includes(':') ? `[${boundHost}]` : boundHost;
+  const url = `http://${shownHost}:${boundPort}`;
   return {
-    url: `http://${shownHost}:${ready.http.port}`,
+    url,
+    localUrl: boundHost === '::' || boundHost === '0.0.0.0' ? `http://localhost:${boundPort}` : url,
     port: ready.http.port,
     grpc: ready.grpc,
     get pids() {
@@ -349,7 +354,7 @@ function watchSignals(actions: SignalActions): () => void {
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     stopping = true;
-    actions.log(`${signal}: shutting the workers down`);
+    actions.log(`${signal}: shutting the workers down in order (not ready, then the drain), then exiting (${signal === 'SIGINT' ? 'press Ctrl+C' : `send ${signal}`} again to exit now)`);
     void actions.stop().then((code) => process.exit(code));
   };
   process.on('SIGHUP', onHup);

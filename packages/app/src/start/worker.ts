@@ -33,6 +33,9 @@ function send(message: WorkerMessage): void {
  * worker summed. Exits 1 (after telling the primary why) when the app cannot start.
  */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // Ctrl+C signals the whole process group: the primary answers it by shutting each worker down in
+  // order, which a worker ended by the signal itself would not wait for.
+  process.on('SIGINT', () => undefined);
   const spec = env[WORKER_ENV.module] ?? '';
   const port = env[WORKER_ENV.port] === undefined || env[WORKER_ENV.port] === '' ? undefined : Number(env[WORKER_ENV.port]);
   const host = env[WORKER_ENV.host] === undefined || env[WORKER_ENV.host] === '' ? undefined : env[WORKER_ENV.host];

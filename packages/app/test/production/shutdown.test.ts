@@ -94,6 +94,21 @@ describe('termination signals (child process)', () => {
     child.process.kill('SIGINT');
     expect(await slow).toEqual({ status: 200, text: 'slow done' });
     expect((await child.exited).code).toBe(0);
+    expect(child.output()).toContain('log: SIGINT: shutting down: draining, then exiting (press Ctrl+C again to exit now)');
+  });
+
+  it('says in one line what Ctrl+C does, and a second Ctrl+C exits at once with 130', async () => {
+    const child = await start(5000);
+    children.push(child);
+    child.process.kill('SIGINT');
+    await waitFor(child.output, /shutting down/, child.process);
+    const lines = child.output().split('\n').filter((line) => line.includes('shutting down'));
+    expect(lines).toEqual(['log: SIGINT: shutting down: not ready now, draining in 5 s, then exiting (press Ctrl+C again to exit now) ']);
+    const second = Date.now();
+    child.process.kill('SIGINT');
+    const exit = await child.exited;
+    expect(exit.code).toBe(130);
+    expect(exit.at - second).toBeLessThan(2000);
   });
 
   it('exits at once, non-zero, on a second signal during the delay', async () => {
@@ -108,5 +123,6 @@ describe('termination signals (child process)', () => {
     expect(exit.code).toBe(143);
     expect(exit.at - second).toBeLessThan(2000);
     expect(child.output()).not.toContain('beforeExit');
+    expect(child.output()).toContain('log: SIGTERM: shutting down: not ready now, draining in 10 s, then exiting (send SIGTERM again to exit now)');
   });
 });

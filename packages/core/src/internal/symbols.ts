@@ -15,6 +15,8 @@ export const NOT_FOUND: unique symbol = Symbol('fw.notFound');
 export const NEEDS_BODY: unique symbol = Symbol('fw.needsBody');
 /** `ctx[RAW_IN_USE]()`: whether the handler took over the raw response. */
 export const RAW_IN_USE: unique symbol = Symbol('fw.rawInUse');
+/** `ctx[UNANSWERED]()`: whether the recorded answer is the standard 404 of "nothing answered" (no handler's own 404). */
+export const UNANSWERED: unique symbol = Symbol('fw.unanswered');
 /** `ctx[RESET_RESPONSE]()`: forgets the recorded answer (before an error answer is recorded). */
 export const RESET_RESPONSE: unique symbol = Symbol('fw.resetResponse');
 /** `ctx[FLUSH]()`: writes the recorded answer. */

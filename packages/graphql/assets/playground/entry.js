@@ -68,11 +68,15 @@ async function fetcher(sent, options) {
 const initialQuery = new URLSearchParams(window.location.search).get('query') || undefined;
 
 const container = document.getElementById('graphiql');
+// The endpoint's `playground.defaultQuery`, when it has one: the editor opens on it instead of
+// GraphiQL's welcome text (unless the URL or the browser's saved editor says otherwise).
+const defaultQuery = container.dataset.defaultQuery;
 container.textContent = '';
 createRoot(container).render(
   createElement(GraphiQL, {
     fetcher,
     query: initialQuery,
+    defaultQuery,
     defaultEditorToolsVisibility: true,
     shouldPersistHeaders: false,
   }),

@@ -65,7 +65,7 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const persisted = new PersistedQueries(config.persistedQueries);
   const contextOf = createContextStep(config, log);
   const formatError = createErrorFormatter({ maskErrors, onLog: log, suggestions: config.introspection });
-  const playground = config.playground ? createPlayground(config.path, log) : undefined;
+  const playground = config.playground ? createPlayground(config.path, log, config.playgroundQuery) : undefined;
   const start = createOperationStarter(config, source, documents, contextOf, formatError);
   const subscriptions = config.subscriptions;
   const sse =

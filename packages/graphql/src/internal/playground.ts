@@ -43,7 +43,7 @@ export interface Playground {
  * The playground for an endpoint at `path`. The page refers to its files relative to itself, so it
  * keeps working behind a proxy that mounts the app under a prefix.
  */
-export function createPlayground(path: string, onLog: LogFunction): Playground {
+export function createPlayground(path: string, onLog: LogFunction, defaultQuery?: string): Playground {
   const dir = findAssetDir();
   const manifest = dir === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest);
   const folder = path.endsWith('/') ? `${path}${PLAYGROUND_FOLDER}` : `${path}/${PLAYGROUND_FOLDER}`;
@@ -64,14 +64,16 @@ export function createPlayground(path: string, onLog: LogFunction): Playground {
         ctx.text('The GraphiQL playground files are missing from this installation of @fw/graphql.', 500);
         return;
       }
-      html ??= renderPage(`${relative}/${manifest.js}`, `${relative}/${manifest.css}`);
+      html ??= renderPage(`${relative}/${manifest.js}`, `${relative}/${manifest.css}`, defaultQuery);
       sendHtmlPage(ctx, html, PAGE_CSP);
     },
     asset: createAssetHandler(assets),
   };
 }
 
-function renderPage(script: string, stylesheet: string): string {
+/** The page; the default query rides on an attribute, since the CSP allows no inline script. */
+function renderPage(script: string, stylesheet: string, defaultQuery: string | undefined): string {
+  const query = defaultQuery === undefined ? '' : ` data-default-query="${escapeAttribute(defaultQuery)}"`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -83,7 +85,7 @@ function renderPage(script: string, stylesheet: string): string {
 <script src="${escapeAttribute(script)}" defer></script>
 </head>
 <body>
-<div id="graphiql">Loading GraphiQL…</div>
+<div id="graphiql"${query}>Loading GraphiQL…</div>
 </body>
 </html>
 `;

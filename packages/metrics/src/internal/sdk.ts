@@ -1,6 +1,6 @@
 import type { MeterProvider as MeterProviderApi } from '@opentelemetry/api';
 import type { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import type { MetricReader, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type { MetricReader, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { MetricsConfig, OtlpMetricsConfig } from '../types.js';
 import { HttpDurationHistogram } from './http-duration.js';
 import { metricsUrl } from './options.js';
@@ -14,8 +14,8 @@ export interface MetricsSdk {
   readonly scrape: (() => Promise<string>) | undefined;
   /** Pushes what is pending (OTLP). */
   forceFlush(): Promise<void>;
-  /** Pushes what is pending and stops the readers. */
-  shutdown(): Promise<void>;
+  /** Pushes what is pending and stops the readers; resolves to why that last push failed, if it did. */
+  shutdown(): Promise<Error | undefined>;
 }
 
 /**
@@ -28,6 +28,9 @@ export async function startSdk(config: MetricsConfig, methodName: (index: number
   const httpDuration = new HttpDurationHistogram(sdk, methodName);
   const metricProducers = [httpDuration];
   const readers: MetricReader[] = [];
+  // The reader hands a failed push to OpenTelemetry's global error handler, silent by default:
+  // the exporter's own result is the only place the failure of the final flush can be read.
+  let lastFailure: Error | undefined;
   let prometheus: { reader: PrometheusExporter; serializer: PrometheusSerializer } | undefined;
   if (config.path !== false) {
     const { PrometheusExporter, PrometheusSerializer } = await loadPeer('@opentelemetry/exporter-prometheus', () => import('@opentelemetry/exporter-prometheus'));
@@ -41,7 +44,8 @@ export async function startSdk(config: MetricsConfig, methodName: (index: number
     const { OTLPMetricExporter } = otlp.protocol === 'http/json'
       ? await loadPeer('@opentelemetry/exporter-metrics-otlp-http', () => import('@opentelemetry/exporter-metrics-otlp-http'))
       : await loadPeer('@opentelemetry/exporter-metrics-otlp-proto', () => import('@opentelemetry/exporter-metrics-otlp-proto'));
-    readers.push(new sdk.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(options), exportIntervalMillis: otlp.interval ?? 60_000, metricProducers }));
+    const exporter = watchFailures(new OTLPMetricExporter(options), (error) => (lastFailure = error));
+    readers.push(new sdk.PeriodicExportingMetricReader({ exporter, exportIntervalMillis: otlp.interval ?? 60_000, metricProducers }));
   }
   const { defaultResource, resourceFromAttributes } = await loadPeer('@opentelemetry/resources', () => import('@opentelemetry/resources'));
   let resource = defaultResource();
@@ -50,7 +54,31 @@ export async function startSdk(config: MetricsConfig, methodName: (index: number
   if (config.resourceAttributes !== undefined) resource = resource.merge(resourceFromAttributes(config.resourceAttributes));
   const provider = new sdk.MeterProvider({ resource, readers });
   const scrape = prometheus === undefined ? undefined : () => prometheusText(prometheus.reader, prometheus.serializer);
-  return { provider, httpDuration, scrape, forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  const shutdown = async (): Promise<Error | undefined> => {
+    lastFailure = undefined;
+    await provider.shutdown();
+    return lastFailure;
+  };
+  return { provider, httpDuration, scrape, forceFlush: () => provider.forceFlush(), shutdown };
+}
+
+/** `exporter`, telling `failed` why each push that did not succeed failed. */
+function watchFailures(exporter: PushMetricExporter, failed: (error: Error) => void): PushMetricExporter {
+  const watched: PushMetricExporter = {
+    export(metrics, done) {
+      exporter.export(metrics, (result) => {
+        // 0 is ExportResultCode.SUCCESS (@opentelemetry/core, not a dependency here).
+        if (result.code !== 0) failed(result.error ?? new Error('the metrics exporter reported a failure'));
+        done(result);
+      });
+    },
+    forceFlush: () => exporter.forceFlush(),
+    shutdown: () => exporter.shutdown(),
+  };
+  // The reader reads these when it is made: pass the exporter's own choices on.
+  if (exporter.selectAggregationTemporality !== undefined) watched.selectAggregationTemporality = exporter.selectAggregationTemporality.bind(exporter);
+  if (exporter.selectAggregation !== undefined) watched.selectAggregation = exporter.selectAggregation.bind(exporter);
+  return watched;
 }
 
 /** What the OpenMetrics conventions turn a unit into when it becomes a name suffix (annotations in braces and `1` add none). */

@@ -2,7 +2,8 @@ import type { Middleware, RequestContext } from '@fw/core';
 import type { OperationGraphQLDefinition as OperationGraphQL, OperationGrpcDefinition as OperationGrpc } from '../types.js';
 import type { OperationBodyType } from '@fw/core';
 import type { OperationRestDefinition } from '../types.js';
-import { child, isZod3, isZod4, kindOf, TRANSPARENT, type ZodNode } from './zod4.js';
+import { refusesStrings } from './string-fields.js';
+import { isZod3, isZod4, kindOf, type ZodNode } from './zod4.js';
 
 /**
  * The define-time checks of an operation definition. Each failure is a `TypeError` whose message
@@ -151,23 +152,6 @@ function rest(value: unknown, input: ZodNode, stream: boolean, fail: Fail): Oper
     ...(status === undefined ? {} : { status }),
     ...(accepts === undefined ? {} : { accepts: Object.freeze([...(accepts as OperationBodyType[])]) }),
   });
-}
-
-/** Whether a field's schema refuses every string (numbers and booleans without coercion), and what accepts one. */
-function refusesStrings(node: ZodNode): { kind: string; use: string } | undefined {
-  const def = node._zod.def;
-  if (def.type === 'optional' || def.type === 'nullable' || TRANSPARENT.has(def.type)) {
-    const inner = child(def, 'innerType');
-    return inner === undefined ? undefined : refusesStrings(inner);
-  }
-  if (def.type === 'array') {
-    const element = child(def, 'element');
-    return element === undefined ? undefined : refusesStrings(element);
-  }
-  if (def.coerce === true) return undefined;
-  if (def.type === 'number' || def.type === 'int') return { kind: 'z.number()', use: 'z.coerce.number()' };
-  if (def.type === 'boolean') return { kind: 'z.boolean()', use: 'z.stringbool()' };
-  return undefined;
 }
 
 /** `deprecated` and `deprecationReason`, named as a field's `.meta()` names them: a reason alone deprecates. */

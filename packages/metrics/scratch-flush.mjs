@@ -1,0 +1,11 @@
+import { Application } from '@fw/core';
+import { metricsPlugin } from './dist/index.js';
+const logs = [];
+const app = new Application({ onLog: (m, e) => logs.push([m, String(e)]) });
+app.register(metricsPlugin({ otlp: { endpoint: 'http://127.0.0.1:9', interval: 600000 } }));
+app.get('/x', (ctx) => ctx.json({ ok: 1 }));
+await app.listen(0, '127.0.0.1');
+console.log((await app.inject('/x')).statusCode);
+const t = Date.now();
+await app.close();
+console.log('closed in', Date.now() - t, JSON.stringify(logs));
