@@ -133,8 +133,8 @@ export function openRaw(port: number, path: string, headers: Record<string, stri
   });
 }
 
-/** Waits until `check()` holds, polling every 10 ms; throws naming `what` after `ms`. */
-export async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
+/** Waits until `check()` holds, polling every 10 ms; throws naming `what` after `ms` (a wait, not a speed bound: ample for a loaded machine). */
+export async function eventually(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
