@@ -80,8 +80,9 @@ describe('time-outs against slow clients', () => {
     for (const { socket } of clients) expect(socket.statuses).toEqual([408]);
     expect(others.statuses.length).toBeGreaterThan(5);
     expect(others.statuses.every((s) => s === 200)).toBe(true);
-    // Fifty slow clients cost the others little: their worst request is near the worst of before.
-    expect(others.worst).toBeLessThan(Math.max(10 * baseline, 250));
+    // Fifty slow clients cost the others little: their worst request within 1 s, or ten times the
+    // worst of just before on a machine slower than that.
+    expect(others.worst).toBeLessThan(Math.max(1000, 10 * baseline));
   }, 60_000);
 
   it('cuts off, side by side, a silent connection, a stalled half body and a Content-Length that lies, serving others meanwhile', async () => {
