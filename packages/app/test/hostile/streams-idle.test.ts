@@ -1,5 +1,5 @@
 import { sleep } from './support.js';
-import { hardFileLimit, latencies, openFiles, quantile, startChild, type Child } from './streams-support.js';
+import { CLIENTS_WAIT_MS, hardFileLimit, latencies, openFiles, quantile, startChild, type Child } from './streams-support.js';
 
 // 10,000 idle server-sent event streams on a streaming operation's REST route, through real
 // sockets. The server and the clients are two child processes (each holds one end of every
@@ -42,7 +42,7 @@ describe(`${STREAMS.toLocaleString('en')} idle server-sent event streams (server
     const before = memory(await server.ask('mem', MEM));
 
     clients = startChild('sse-clients.mjs', [String(port), String(STREAMS), '/idle']);
-    const opened = await clients.waitFor(/opened ok=(\d+) refused=(\d+) failed=(\d+)/, WAIT_MS + 10_000);
+    const opened = await clients.waitFor(/opened ok=(\d+) refused=(\d+) failed=(\d+)/, CLIENTS_WAIT_MS);
     expect({ ok: Number(opened[1]), refused: Number(opened[2]), failed: Number(opened[3]) }).toEqual({ ok: STREAMS, refused: 0, failed: 0 });
     expect(openFiles(server.process.pid!) ?? STREAMS).toBeGreaterThanOrEqual(STREAMS);
 
@@ -72,5 +72,5 @@ describe(`${STREAMS.toLocaleString('en')} idle server-sent event streams (server
     // cut one (the server's closeTimeout, 30 s).
     const closed = await server.ask('close', /closed ms=(\d+)/, 60_000);
     expect(Number(closed[1])).toBeLessThan(30_000);
-  }, 4 * WAIT_MS);
+  }, CLIENTS_WAIT_MS + 3 * WAIT_MS);
 });

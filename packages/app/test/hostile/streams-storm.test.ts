@@ -1,5 +1,5 @@
 import { sleep } from './support.js';
-import { startChild, type Child } from './streams-support.js';
+import { CLIENTS_WAIT_MS, startChild, type Child } from './streams-support.js';
 
 // A reconnect storm: 2,000 server-sent event clients connect to a streaming operation's route at
 // once and leave at once (after their first event, or before any answer), round after round for
@@ -45,11 +45,11 @@ describe(`a reconnect storm of ${CLIENTS.toLocaleString('en')} server-sent event
     // No slot leaked: all of streams.maxOpen open again.
     const again = startChild('sse-clients.mjs', [port, String(CLIENTS), '/idle']);
     children.push(again);
-    const opened = await again.waitFor(/opened ok=(\d+) refused=(\d+) failed=(\d+) statuses=(\S+)/, WAIT_MS + 10_000);
+    const opened = await again.waitFor(/opened ok=(\d+) refused=(\d+) failed=(\d+) statuses=(\S+)/, CLIENTS_WAIT_MS);
     expect({ ok: Number(opened[1]), refused: Number(opened[2]), failed: Number(opened[3]) }).toEqual({ ok: CLIENTS, refused: 0, failed: 0 });
     await again.ask('close', /closed/);
     const closed = await server.ask('close', /closed ms=(\d+) started=(\d+) finished=(\d+) warnings=(\d+) rejections=(\d+)/, 60_000);
     expect({ finished: Number(closed[3]), warnings: Number(closed[4]), rejections: Number(closed[5]) }).toEqual({ finished: Number(closed[2]), warnings: 0, rejections: 0 });
     expect(server.output()).not.toMatch(/MaxListenersExceeded|unhandledRejection/);
-  }, 5 * WAIT_MS);
+  }, CLIENTS_WAIT_MS + 4 * WAIT_MS);
 });

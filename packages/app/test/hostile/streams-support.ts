@@ -5,6 +5,9 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { sleep } from './support.js';
 
+/** How long a test waits for sse-clients.mjs to report: a little over its own 180 s. */
+export const CLIENTS_WAIT_MS = 200_000;
+
 /** The hard limit on open files of a process started from here ('unlimited' as Infinity). */
 export function hardFileLimit(): number {
   const out = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim();
