@@ -183,10 +183,14 @@ function send(agent: http.Agent, url: string, body?: string): Promise<{ status: 
       res.on('end', () => resolve({ status: res.statusCode ?? 0, close: res.headers.connection === 'close' }));
       res.on('error', (err: NodeJS.ErrnoException) => resolve({ status: err.code ?? err.message, close: true }));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: err.code ?? err.message, close: true }));
+    // A kept-alive connection the server closed while idle, as the request left on it: before any
+    // answer, on a reused socket (what node's http docs say a client retries). Anything else is an error.
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ status: req.reusedSocket && err.code === 'ECONNRESET' ? IDLE_CLOSED : (err.code ?? err.message), close: true }));
     req.end(body);
   });
 }
+
+const IDLE_CLOSED = 'reset on a reused idle connection';
 
 describe('graceful shutdown of the demo', () => {
   it('finishes in-flight requests and calls on SIGTERM, refuses new ones, and exits 0', async () => {
@@ -197,6 +201,7 @@ describe('graceful shutdown of the demo', () => {
       // they run, and gRPC calls are in flight at that moment. Each client behaves as one behind a
       // load balancer would: once told `Connection: close` (or refused), it sends no more here.
       let stopped = false;
+      let draining = false;
       const outcomes: Array<number | string> = [];
       const answered = new Set<number>();
       const worker = async (i: number): Promise<void> => {
@@ -207,7 +212,10 @@ describe('graceful shutdown of the demo', () => {
             const result = i % 2 === 0
               ? await send(agent, `${demo.endpoints.rest}/api/v2/books?limit=5`)
               : await send(agent, demo.endpoints.graphql, JSON.stringify({ query: '{ listBooks { id } }' }));
-            outcomes.push(result.status);
+            // The drain closes idle kept-alive connections after a grace; one a client reused at
+            // that instant is reset before the request reached a handler (on a loaded machine the
+            // gap between two requests of one client is long enough for that). Only then.
+            outcomes.push(result.status === IDLE_CLOSED && !draining ? `${IDLE_CLOSED} before SIGTERM` : result.status);
             answered.add(i);
             if (result.close) return;
           }
@@ -224,14 +232,15 @@ describe('graceful shutdown of the demo', () => {
       const calls = Array.from({ length: 3 }, () => new Promise<number | string>((resolve) => {
         client.ListBooks({}, metadata(), (err, page) => resolve(err ? `error: ${err.message}` : (page?.items.length ?? 0)));
       }));
+      draining = true;
       const exit = demo.stop();
       const code = await exit;
       stopped = true;
       await Promise.all(workers);
       // Every request the server accepted got its real answer (200), or a 503 when it arrived on a
       // kept-alive connection during the drain; after that, connections are refused. None was
-      // cut off mid-way (no reset, no hang-up).
-      const unexpected = outcomes.filter((o) => o !== 200 && o !== 503 && o !== 'ECONNREFUSED');
+      // cut off mid-way (no reset of an answer or of a fresh connection, no hang-up).
+      const unexpected = outcomes.filter((o) => o !== 200 && o !== 503 && o !== 'ECONNREFUSED' && o !== IDLE_CLOSED);
       expect(unexpected).toEqual([]);
       expect(outcomes.filter((o) => o === 200).length).toBeGreaterThan(0);
       for (const result of await Promise.all(calls)) {

@@ -61,23 +61,42 @@ describe('fw start --workers 2', () => {
   it('replaces a worker that dies', async () => {
     const { pid } = JSON.parse((await httpGet(`${running.url}/crash`, undefined, { method: 'POST' })).body) as { pid: number };
     const seen = new Set<number>();
-    const deadline = Date.now() + 15_000;
+    const lost: string[] = [];
+    const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && seen.size < 2) {
-      const res = await httpGet(`${running.url}/pid`);
+      // A connection the primary handed to the worker as it died may never be answered: such a
+      // request is given up after a while and asked again.
+      const res = await httpGet(`${running.url}/pid`, undefined, { timeout: 5000 }).catch((error: Error) => {
+        lost.push(error.message);
+        return undefined;
+      });
+      if (res === undefined) continue;
       expect(res.status).toBe(200);
       const answered = (JSON.parse(res.body) as { pid: number }).pid;
       if (answered !== pid) seen.add(answered);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(seen.size).toBe(2);
+    // At most the connections handed to the dying worker are lost, never one after.
+    expect(lost.length).toBeLessThanOrEqual(2);
+    if (lost.length > 0) console.warn(`requests lost while worker ${pid} died: ${lost.join('; ')}`);
     expect(running.output()).toMatch(new RegExp(`worker ${pid} exited \\(code 3\\); starting another in 100 ms`));
   });
 
   it('waits longer before each replacement while workers keep dying, instead of a crash loop', async () => {
-    const { pid } = JSON.parse((await httpGet(`${running.url}/crash`, undefined, { method: 'POST' })).body) as { pid: number };
-    // The second death in a row (neither worker lived 10 s): twice the first wait.
-    await waitForOutput(running, new RegExp(`worker ${pid} exited \\(code 3\\); starting another in 200 ms`));
-    await waitForOutput(running, /worker \d+ ready[\s\S]*worker \d+ ready/);
+    // Two deaths in a row: a worker, then the one that took its place as soon as it serves. The
+    // primary doubles the wait when the worker that died lived less than 10 s; this test knows that
+    // for sure when the whole sequence took less (a loaded machine may take longer: then the wait
+    // is either, as the worker's own lifetime decides).
+    const begun = Date.now();
+    const first = await crash(running);
+    const firstWait = await waitedAfter(running, first);
+    const young = await replacementOf(running, first);
+    const second = await crash(running, young);
+    const secondWait = await waitedAfter(running, second);
+    if (Date.now() - begun < 10_000) expect(secondWait).toBe(2 * firstWait);
+    else expect([100, 2 * firstWait]).toContain(secondWait);
+    await waitForOutput(running, new RegExp(`worker ${second} exited[\\s\\S]*worker \\d+ ready`));
   });
 
   it('replaces every worker on SIGHUP, one at a time, with no failed request on REST, GraphQL or gRPC', async () => {
@@ -134,6 +153,29 @@ describe('fw start with an in-memory rate limit', () => {
     await expect(failed).rejects.toMatchObject({ code: 1, output: expect.stringMatching(/MemoryStore[\s\S]*RedisStore/) });
   });
 });
+
+/** Crashes one worker (that one, when `pid` is given: the primary hands connections in turn); resolves with its pid. */
+async function crash(running: Started, pid?: number): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const reply = JSON.parse((await httpGet(`${running.url}/crash${pid === undefined ? '' : `?pid=${pid}`}`, undefined, { method: 'POST' })).body) as { pid: number; crashed: boolean };
+    if (reply.crashed) return reply.pid;
+  }
+  throw new Error(`worker ${pid} never got a /crash`);
+}
+
+/** The wait the primary announced after `pid` died, in ms. */
+async function waitedAfter(running: Started, pid: number): Promise<number> {
+  const pattern = new RegExp(`worker ${pid} exited \\(code 3\\); starting another in (\\d+) ms`);
+  await waitForOutput(running, pattern);
+  return Number(pattern.exec(running.output())![1]);
+}
+
+/** The pid of the worker started after `pid` died, once it serves. */
+async function replacementOf(running: Started, pid: number): Promise<number> {
+  const since = running.output().search(new RegExp(`worker ${pid} exited`));
+  await waitForOutput(running, new RegExp(`worker ${pid} exited[\\s\\S]*worker (\\d+) ready`));
+  return Number(/worker (\d+) ready/.exec(running.output().slice(since))![1]);
+}
 
 async function waitForOutput(started: Started, pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 15_000;

@@ -75,8 +75,9 @@ describe('the stream registry', () => {
     const streams = registry();
     streams.open({ protocol: 'http', clientKey: 'a', end: () => undefined });
     const start = Date.now();
+    // Resolves (the stream never closes), and not before the time-out.
     await streams.closeAll(50);
-    expect(Date.now() - start).toBeLessThan(1000);
+    expect(Date.now() - start).toBeGreaterThanOrEqual(40);
     expect(streams.size).toBe(1);
   });
 

@@ -76,7 +76,7 @@ export class RawConnection {
   }
 
   /** Resolves once the received text satisfies `test`, or the connection closed; rejects after `ms`. */
-  async until(test: (text: string) => boolean, ms = 3000): Promise<string> {
+  async until(test: (text: string) => boolean, ms = 10_000): Promise<string> {
     const deadline = Date.now() + ms;
     while (!test(this.text)) {
       if (this.closed) throw new Error(`Connection closed; received: ${JSON.stringify(this.text)}`);
@@ -94,7 +94,7 @@ export class RawConnection {
   }
 
   /** Resolves with the time it took once the server closes the connection; rejects after `ms`. */
-  async untilClosed(ms = 3000): Promise<number> {
+  async untilClosed(ms = 10_000): Promise<number> {
     const start = Date.now();
     while (!this.closed) {
       const left = start + ms - Date.now();

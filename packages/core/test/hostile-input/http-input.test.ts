@@ -1,5 +1,5 @@
 import type { Application } from '../../src/index.js';
-import { errorOf, exchange, fetchRaw, naiveMerge, prototypePolluted, RawSocket, start, type Started } from './support.js';
+import { errorOf, exchange, fetchRaw, naiveMerge, prototypePolluted, RawSocket, start, type Started } from '../hostile/support.js';
 
 // Hostile HTTP input, each case through a real socket: a clear 4xx, and the process then serves
 // the next request. Node's own HTTP parser answers some cases (bad framing, bad header bytes);

@@ -1,4 +1,4 @@
-import { fetchRaw, start, type Started } from './support.js';
+import { fetchRaw, start, type Started } from '../hostile/support.js';
 
 // Nesting-depth limit of JSON bodies, through a real socket: a deep body is refused with 400
 // before any middleware or handler sees it, and the server keeps serving.

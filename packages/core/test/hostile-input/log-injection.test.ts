@@ -1,7 +1,7 @@
 import { Application, HTTPError, type ApplicationConfig } from '../../src/index.js';
 import { escapeLogText, formatLogValue, stackFrames } from '../../src/plugin.js';
 import { hostOf } from '../host.js';
-import { exchange, start, type Started } from './support.js';
+import { exchange, start, type Started } from '../hostile/support.js';
 
 // Log injection: an error message built from a decoded route param must not forge log lines or
 // reach the terminal as an escape sequence.

@@ -1,5 +1,5 @@
 import { HTTPError, type Application } from '../../src/index.js';
-import { errorOf, exchange, fetchRaw, start, type Started } from './support.js';
+import { errorOf, exchange, fetchRaw, start, type Started } from '../hostile/support.js';
 
 // Values thrown by handlers that fight back: getters and Proxy traps that throw, conversions that
 // throw, error details that cannot be serialised. Each is answered promptly (no socket left open)

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Application, HTTPError, type QueryRecord } from '../../src/index.js';
 import { parseQuery } from '../../src/internal/query.js';
-import { prototypePolluted } from './support.js';
+import { prototypePolluted } from '../hostile/support.js';
 
 // Property-based tests of the query and body parsers: they never throw anything but a 400
 // HTTPError (so a client can only ever get a 4xx out of them), and what a client encodes comes
