@@ -63,7 +63,7 @@ function runApp(config: TracingConfig, env: Record<string, string> = {}): Promis
     execFile(
       process.execPath,
       [script],
-      { cwd: PACKAGE, env: { ...process.env, ...env, FW_TRACING_CONFIG: JSON.stringify(config) }, timeout: 15_000 },
+      { cwd: PACKAGE, env: { ...process.env, ...env, FW_TRACING_CONFIG: JSON.stringify(config) }, timeout: 90_000 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`fixture app failed: ${stderr || error.message}`, { cause: error }));
         else resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
@@ -108,6 +108,9 @@ afterAll(async () => {
 beforeEach(() => {
   receiver.received.length = 0;
 });
+
+// Each case starts a process that loads the OpenTelemetry SDK: seconds on a loaded machine.
+jest.setTimeout(120_000);
 
 describe('OTLP over HTTP, end to end', () => {
   it('exports the spans as OTLP/JSON to the endpoint, with the service name, by the time close() resolves', async () => {
