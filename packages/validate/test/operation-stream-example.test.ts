@@ -37,6 +37,12 @@ const orderEvents = defineOperation({
 });
 
 const app = new Application().operation(orderEvents);
+// What publishes the events: here, a route that pays an order.
+let paid = 0;
+app.post('/orders/:id/pay', (ctx) => {
+  bus.emit('order', { id: String(++paid), orderId: ctx.params.id, status: 'paid', at: new Date() });
+  ctx.json({ ok: true });
+});
 // README:end
 
 describe('the README example of streaming operations', () => {
@@ -66,6 +72,10 @@ describe('the README example of streaming operations', () => {
       // The stream opened at once (its headers and retry: before any event): wait for the event itself.
       while (!text.includes('id: 1') || !text.includes('\n\n', text.indexOf('id: 1'))) await sleep(5);
       expect(text).toBe('retry: 3000\n\nid: 1\ndata: {"id":"1","orderId":"o1","status":"paid","at":"2026-01-02T03:04:05.000Z"}\n\n');
+      // The README's way: paying an order through its route publishes the next event.
+      expect((await app.inject({ method: 'POST', url: '/orders/o1/pay' })).statusCode).toBe(200);
+      while (text.split('\ndata: ').length < 3) await sleep(5);
+      expect(text.slice(text.lastIndexOf('id: '))).toMatch(/^id: 1\ndata: \{"id":"1","orderId":"o1","status":"paid","at":"\d{4}-[^"]+Z"\}\n\n$/);
       req.destroy();
       // The handler's subscription ends with the client.
       while (bus.listenerCount('order') > 0) await sleep(5);
