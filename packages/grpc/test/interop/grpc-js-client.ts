@@ -50,6 +50,7 @@ interface TestServiceClient extends grpc.Client {
   StreamingOutputCall(request: object, metadata: grpc.Metadata, options: grpc.CallOptions): grpc.ClientReadableStream<StreamingOutputCallResponse>;
   StreamingInputCall(metadata: grpc.Metadata, options: grpc.CallOptions, callback: Callback<{ aggregated_payload_size: number }>): grpc.ClientWritableStream<object>;
   FullDuplexCall(metadata: grpc.Metadata, options: grpc.CallOptions): grpc.ClientDuplexStream<object, StreamingOutputCallResponse>;
+  HalfDuplexCall(metadata: grpc.Metadata, options: grpc.CallOptions): grpc.ClientDuplexStream<object, StreamingOutputCallResponse>;
 }
 interface UnimplementedServiceClient extends grpc.Client {
   UnimplementedCall(request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: Callback<object>): grpc.ClientUnaryCall;
@@ -312,3 +313,22 @@ export const grpcJsCases: Record<InteropCase, (clients: InteropClients) => Promi
     assertStatus(error, grpc.status.UNIMPLEMENTED);
   },
 };
+
+/**
+ * HalfDuplexCall, which no standard case calls: nothing comes back before the client half-closes,
+ * then one response per ResponseParameters of every request, in order.
+ */
+export async function halfDuplex({ test }: InteropClients): Promise<void> {
+  const call = test.HalfDuplexCall(new grpc.Metadata(), options());
+  let early = 0;
+  call.on('data', () => early++);
+  const ended = readAll(call);
+  call.write({ response_parameters: [{ size: 3 }, { size: 5 }] });
+  call.write({ response_parameters: [{ size: 7 }] });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(early, 0, 'no response before the half-close');
+  call.end();
+  const { messages, status } = await ended;
+  assertStatus(status, grpc.status.OK);
+  assert.deepEqual(messages.map((message) => message.payload.body.length), [3, 5, 7]);
+}

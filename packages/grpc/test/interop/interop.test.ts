@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Application } from '@fw/core';
 import { grpcPlugin, type GrpcPlugin } from '../../src/index.js';
 import { startOperations } from '../operations-helpers.js';
-import { CASES, grpcJsCases, interopClients, type InteropCase, type InteropClients } from './grpc-js-client.js';
+import { CASES, grpcJsCases, halfDuplex, interopClients, type InteropCase, type InteropClients } from './grpc-js-client.js';
 import { findPython, generateStubs, runPythonCases, type PythonResult } from './python-client.js';
 import { OPERATIONS_PROTO_OUT, testOperations } from './test-operations.js';
 import { echoInitialMetadata, PROTO_DIR, TEST_PROTO, testService } from './test-service.js';
@@ -83,6 +83,15 @@ describe('gRPC interop: grpc.testing.TestService on fw', () => {
     afterAll(() => clients.close());
 
     it.each(cases)('%s', (testCase) => grpcJsCases[testCase](clients));
+  });
+
+  it('answers HalfDuplexCall (no standard case) only once the client half-closes', async () => {
+    const clients = interopClients(server('hand-written handlers').target);
+    try {
+      await halfDuplex(clients);
+    } finally {
+      clients.close();
+    }
   });
 
   withPython('called by grpcio (Python, C core)', () => {
