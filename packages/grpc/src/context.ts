@@ -168,8 +168,10 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
   /**
    * Sets a response header: sent as initial metadata with the response (unary, client streaming) or
    * when the handler of a streaming call starts; set later on a stream, it is sent as a trailer.
+   * A `-bin` key takes bytes (`Buffer`, `Uint8Array`) or base64 text, as `headers` shows it; other
+   * keys take text. A value that does not fit its key throws a `TypeError`.
    */
-  setHeader(key: string, value: string | number | readonly string[]): this {
+  setHeader(key: string, value: string | number | Uint8Array | ReadonlyArray<string | Uint8Array>): this {
     this.#call.setHeader(key, value);
     return this;
   }

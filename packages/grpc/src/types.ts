@@ -45,7 +45,7 @@ export type GrpcCall = GrpcUnaryCall | GrpcClientStreamCall | GrpcServerStreamCa
 
 /**
  * The callback of the `(call, callback)` forms: `callback(error, response, trailers?)`. The error may be
- * an HTTPError (mapped) or a grpc-js `{ code, details }` status (sent as it is).
+ * an HTTPError (mapped) or a grpc-js status, `{ code, details }` or a plain `{ code, message }` (sent as it is).
  */
 export type GrpcCallback<TResponse = unknown> = (
   error: Error | ServerErrorResponse | Partial<StatusObject> | null | undefined,

@@ -5,7 +5,7 @@ import { markClientGone, type LogFunction, type TrustProxy } from '@fw/core/plug
 import { GrpcError } from '../grpc-error.js';
 import type { GrpcCall, GrpcRpcInfo } from '../types.js';
 import { grpcJs } from './libraries.js';
-import { setMetadataHeader } from './metadata.js';
+import { setMetadataHeader, type HeaderValue } from './metadata.js';
 import { badRequestStatus, STATUS_DETAILS_KEY } from './rich-status.js';
 import { ERROR_DETAILS_KEY, errorDetailsTrailer, statusFromError, type ErrorStatus } from './status.js';
 
@@ -139,7 +139,7 @@ export class CallState {
   }
 
   /** Sets a response header: initial metadata until it has been sent, trailers after. */
-  setHeader(key: string, value: string | number | readonly string[]): void {
+  setHeader(key: string, value: HeaderValue): void {
     const { Metadata } = grpcJs();
     const target = this.headersSent ? (this.trailers ??= new Metadata()) : (this.headers ??= new Metadata());
     setMetadataHeader(target, key, value);

@@ -37,17 +37,43 @@ export function headersFromMetadata(metadata: Metadata): Record<string, string> 
   return headers;
 }
 
-/** Sets a header on response metadata (replacing earlier values); reserved transport headers are ignored. */
-export function setMetadataHeader(metadata: Metadata, key: string, value: string | number | readonly string[]): void {
+/** A value `setHeader` takes: text, a number, bytes (on `-bin` keys), or a list of them. */
+export type HeaderValue = string | number | Uint8Array | ReadonlyArray<string | Uint8Array>;
+
+// Standard or URL-safe alphabet, padded or not: what grpc-js and the C core accept for -bin values.
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/**
+ * The bytes of one value of a `-bin` key: bytes as they are, a string as the base64 `ctx.headers`
+ * shows, so a value read can be written back unchanged. Several values read from one key are
+ * joined with ", " and are split again (base64 has neither character).
+ */
+function binaryValues(name: string, value: string | number | Uint8Array): Buffer[] {
+  if (value instanceof Uint8Array) return [Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)];
+  const parts = typeof value === 'string' ? value.split(',').map((part) => part.trim()) : [];
+  if (parts.length === 0 || !parts.every((part) => BASE64.test(part) && part.replace(/=+$/, '').length % 4 !== 1)) {
+    throw new TypeError(`Metadata "${name}" is binary: give its value as a Buffer or Uint8Array, or as base64 (as ctx.headers shows it)`);
+  }
+  return parts.map((part) => Buffer.from(part, 'base64'));
+}
+
+function textValue(name: string, value: string | number | Uint8Array): string {
+  if (value instanceof Uint8Array) throw new TypeError(`Metadata "${name}" is text: binary values need a key ending in "-bin"`);
+  return String(value);
+}
+
+/**
+ * Sets a header on response metadata (replacing earlier values); reserved transport headers are
+ * ignored. A `-bin` key takes bytes, or base64 text; other keys take text (numbers as their digits).
+ */
+export function setMetadataHeader(metadata: Metadata, key: string, value: HeaderValue): void {
   const name = key.toLowerCase();
   if (RESERVED.has(name) || name.startsWith(':')) return;
-  if (typeof value === 'string' || typeof value === 'number') {
-    const text = String(value);
-    metadata.set(name, name.endsWith('-bin') ? Buffer.from(text) : text);
-    return;
-  }
+  const items: ReadonlyArray<string | number | Uint8Array> = typeof value === 'object' && !(value instanceof Uint8Array) ? value : [value];
+  // Checked before anything is set: a refused value leaves the earlier ones in place.
+  const values: Array<string | Buffer> = name.endsWith('-bin') ? items.flatMap((item) => binaryValues(name, item)) : items.map((item) => textValue(name, item));
   metadata.remove(name);
-  for (const item of value) metadata.add(name, name.endsWith('-bin') ? Buffer.from(item) : item);
+  for (const item of values) metadata.add(name, item);
 }
 
 /** The address part of grpc-js's `getPeer()` (`127.0.0.1:5000`, `::1:5000`, `unknown`). */

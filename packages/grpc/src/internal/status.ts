@@ -68,7 +68,8 @@ export interface ErrorStatus {
 
 interface GrpcStatusLike {
   code: number;
-  details: string;
+  details?: unknown;
+  message?: unknown;
   metadata?: unknown;
 }
 
@@ -76,17 +77,31 @@ function isStatusCode(code: unknown): code is number {
   return typeof code === 'number' && Number.isInteger(code) && code >= 1 && code <= 16;
 }
 
+/** An object literal (or one made with `Object.create(null)`): data, not an error of some library. */
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
 /**
- * A gRPC status error: our `GrpcError`, or the shape grpc-js itself sends and raises — an integer
+ * A gRPC status error: our `GrpcError`, or the shapes grpc-js itself sends and raises — an integer
  * `code` 1–16 with a string `details` (`callback({ code, details })`, a grpc-js client's
- * ServiceError). A `code` alone is not enough: DOMExceptions and database drivers carry small
- * numeric codes of their own, and their messages must not reach clients.
+ * ServiceError), or a plain object (not an `Error`) with such a `code` and a string `message`
+ * (`callback({ code, message })`, the StatusObject shape). A `code` alone is not enough, nor on an
+ * Error a `message`: DOMExceptions and database drivers carry small numeric codes of their own,
+ * and their messages must not reach clients.
  */
 export function isGrpcStatusError(value: unknown): value is GrpcStatusLike {
   if (value instanceof GrpcError) return true;
   if (value === null || typeof value !== 'object' || isHTTPError(value)) return false;
-  const candidate = value as { code?: unknown; details?: unknown };
-  return isStatusCode(candidate.code) && typeof candidate.details === 'string';
+  const candidate = value as GrpcStatusLike;
+  if (!isStatusCode(candidate.code)) return false;
+  return typeof candidate.details === 'string' || (typeof candidate.message === 'string' && isPlainObject(value));
+}
+
+/** The status message of a gRPC status error: `details` first, as grpc-js reads it. */
+function statusDetails(error: GrpcStatusLike): string {
+  return typeof error.details === 'string' ? error.details : String(error.message);
 }
 
 function isMetadata(value: unknown): value is Metadata {
@@ -115,7 +130,7 @@ function fromHTTPError(http: HTTPError): ErrorStatus {
 
 function mapError(error: unknown): ErrorStatus {
   if (isGrpcStatusError(error)) {
-    const status: ErrorStatus = { code: error.code, details: error.details, log: false };
+    const status: ErrorStatus = { code: error.code, details: statusDetails(error), log: false };
     if (isMetadata(error.metadata)) status.metadata = error.metadata;
     return status;
   }
