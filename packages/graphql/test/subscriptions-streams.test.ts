@@ -243,7 +243,7 @@ describe('1,000 subscriptions over one socket', () => {
     socket.send(JSON.stringify({ type: 'connection_init' }));
     await ack;
     for (let i = 0; i < 1000; i++) socket.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: 'subscription { waits }' } }));
-    const until = Date.now() + 10_000;
+    const until = Date.now() + 60_000;
     while (counts.next + counts.error < 1000 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(counts).toEqual({ next: 100, error: 900 });
     const res = await fetch(served.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) });
@@ -251,5 +251,5 @@ describe('1,000 subscriptions over one socket', () => {
     const closed = new Promise((resolve) => socket.once('close', resolve));
     socket.close();
     await closed;
-  });
+  }, 90_000);
 });
