@@ -47,7 +47,9 @@ module.exports = function preset(dir, overrides = {}) {
     transformIgnorePatterns: [`/node_modules/(?!${esmOnly}/)`],
     // Sources import siblings with explicit `.js` extensions (NodeNext); map them back for ts-jest.
     moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-    testTimeout: 20000,
+    // A guard against a hang, not a speed bound: at a load average of 35 on 2 cores an ordinary
+    // three-request test took over 20 s.
+    testTimeout: 60000,
     // Reports servers, sockets and timers a test left open (and runs the files of a package in band).
     detectOpenHandles: true,
     ...overrides,
