@@ -91,6 +91,9 @@ function exec(file: string, args: string[], cwd: string, timeout = 240_000, env:
   });
 }
 
+/** What a served sample writes on Ctrl+C, and nothing else on stderr. */
+const CTRL_C_LINE = 'SIGINT: shutting down: not ready now, draining in 5 s, then exiting (press Ctrl+C again to exit now)\n';
+
 const portOpen = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -167,9 +170,9 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
     if (sample.output !== undefined) expect(stdout).toBe(sample.output);
     process.kill(-child.pid!, 'SIGINT');
     const code = await Promise.race([exited, sleep(20_000, undefined, { ref: false }).then(() => 'still running 20 s after Ctrl+C' as const)]);
-    // The program drains and exits 0; npx and sh, which got the same Ctrl+C, then end by that signal
-    // once it has (what a terminal shows as the prompt coming back).
-    expect({ stopped: code === 0 || code === 'SIGINT' ? 'stopped' : code, stderr }).toEqual({ stopped: 'stopped', stderr: '' });
+    // The program says what Ctrl+C does, drains and exits 0; npx and sh, which got the same Ctrl+C,
+    // then end by that signal once it has (what a terminal shows as the prompt coming back).
+    expect({ stopped: code === 0 || code === 'SIGINT' ? 'stopped' : code, stderr }).toEqual({ stopped: 'stopped', stderr: CTRL_C_LINE });
     expect(await portOpen(3000)).toBe(false);
   } finally {
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');

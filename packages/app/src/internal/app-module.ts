@@ -56,19 +56,20 @@ export function notAnApp(spec: string, name: 'default' | 'app'): string {
  */
 async function countingListens<T>(load: () => Promise<T>): Promise<{ value: T; listened: boolean }> {
   const proto = NetServer.prototype;
-  const original = proto.listen;
+  // Read as a plain function value: it is called below with the server as `this`.
+  const original = Reflect.get(proto, 'listen') as (this: NetServer, ...a: unknown[]) => NetServer;
   let listened = false;
   const counting = function (this: NetServer, ...args: unknown[]): NetServer {
     listened = true;
-    return (original as (...a: unknown[]) => NetServer).apply(this, args);
+    return original.apply(this, args);
   };
-  proto.listen = counting as typeof original;
+  proto.listen = counting as typeof proto.listen;
   try {
     const value = await load();
     return { value, listened };
   } finally {
     // Put back unless the module replaced it meanwhile.
-    if (proto.listen === counting) proto.listen = original;
+    if (proto.listen === counting) proto.listen = original as typeof proto.listen;
   }
 }
 

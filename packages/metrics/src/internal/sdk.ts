@@ -68,7 +68,7 @@ function watchFailures(exporter: PushMetricExporter, failed: (error: Error) => v
     export(metrics, done) {
       exporter.export(metrics, (result) => {
         // 0 is ExportResultCode.SUCCESS (@opentelemetry/core, not a dependency here).
-        if (result.code !== 0) failed(result.error ?? new Error('the metrics exporter reported a failure'));
+        if ((result.code as number) !== 0) failed(result.error ?? new Error('the metrics exporter reported a failure'));
         done(result);
       });
     },

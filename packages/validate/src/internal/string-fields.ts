@@ -40,7 +40,7 @@ interface Zod3Def {
 
 const zod3Def = (value: unknown): Zod3Def | undefined => {
   const def = typeof value === 'object' && value !== null && !('_zod' in value) ? (value as { _def?: unknown })._def : undefined;
-  return typeof def === 'object' && def !== null && typeof (def as Zod3Def).typeName === 'string' ? (def as Zod3Def) : undefined;
+  return typeof def === 'object' && def !== null && typeof (def as Zod3Def).typeName === 'string' ? def : undefined;
 };
 
 const ZOD3_WRAPPERS = new Set(['ZodOptional', 'ZodNullable', 'ZodDefault', 'ZodCatch', 'ZodReadonly', 'ZodBranded']);
