@@ -40,6 +40,10 @@ export function library(overrides = {}) {
       // a native import() from CommonJS fails under runners without ESM support in their VM
       // (jest without --experimental-vm-modules).
       if (context.format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
+      // With splitting, tsup builds CommonJS as ES modules and converts them afterwards, which leaves
+      // import.meta in place: a syntax error in a CommonJS file. Give it the value a CommonJS build
+      // without splitting gives it (esbuild's empty import.meta), so code can test for it.
+      if (context.format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
       esbuildOptions?.(options, context);
     },
     ...rest,
