@@ -32,6 +32,7 @@ enum Kind { KIND_UNSPECIFIED = 0; KIND_A = 1; KIND_B = 2; }
 `;
 
 const RESERVED = V1.replace('int32 quantity = 2;', 'reserved 2; reserved "quantity";');
+const RESERVED_VALUE = V1.replace('KIND_B = 2;', 'reserved 2; reserved "KIND_B";');
 
 /** [what changed, before, after] */
 const CASES: Array<[string, string, string]> = [
@@ -48,6 +49,9 @@ const CASES: Array<[string, string, string]> = [
   ['repeated → singular', V1, V1.replace('repeated string lines = 2;', 'string lines = 2;')],
   ['fields moved into a oneof', V1, V1.replace('string street = 1; string city = 2;', 'oneof place { string street = 1; string city = 2; }')],
   ['a reserved number given to a new field', RESERVED, RESERVED.replace('reserved 2;', 'string other = 2;')],
+  // The old number stays reserved; the name is a field's again, so it can no longer be reserved (protoc refuses both).
+  ['a removed field re-added under a new number', RESERVED, RESERVED.replace('reserved 2; reserved "quantity";', 'reserved 2; int32 quantity = 6;')],
+  ['a removed enum value re-added under a new number', RESERVED_VALUE, RESERVED_VALUE.replace('reserved 2; reserved "KIND_B";', 'reserved 2; KIND_B = 3;')],
   ['an enum value removed, nothing reserved', V1, V1.replace('KIND_B = 2;', '')],
   ['an enum value removed, number and name reserved', V1, V1.replace('KIND_B = 2;', 'reserved 2; reserved "KIND_B";')],
   ['an enum value renamed', V1, V1.replace('KIND_B = 2;', 'KIND_C = 2;')],

@@ -3,7 +3,7 @@ import protobuf from 'protobufjs';
 /**
  * How a change to a set of .proto files breaks existing clients, from worst to mildest:
  * - `wire`: an old client's bytes decode into the wrong field or type, or a number is free to be
- *   given to another field (what buf's WIRE rules refuse);
+ *   given to another field, or a reserved name is released (what buf's WIRE rules refuse);
  * - `json`: the JSON mapping changes — a field or enum value's name now means another thing or
  *   nothing (what WIRE_JSON adds);
  * - `api`: the bytes are read the same, but a call, field, message or enum value is gone or was
@@ -151,14 +151,24 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
       if (isReserved(a.reserved, n)) add('wire', `${bName}.${name}`, `enum value ${name} of ${bName} takes the reserved number ${n}`);
       else add(undefined, `${bName}.${name}`, `enum value ${name} (${n}) was added to ${bName}`);
     }
-    compareReserved(a.reserved, b.reserved, bName);
+    compareReserved(a.reserved, b.reserved, b, bName);
   };
 
-  const compareReserved = (was: protobuf.Type['reserved'], is: protobuf.Type['reserved'], path: string): void => {
+  // buf's RESERVED_MESSAGE_NO_DELETE and RESERVED_ENUM_NO_DELETE are WIRE rules for names as for
+  // numbers, a name that a field or value takes again under a new number included (its old number
+  // stays reserved): the reservation is what keeps the name from coming back, so releasing it is a
+  // `wire` change by buf's categories, which these levels are.
+  const compareReserved = (was: protobuf.Type['reserved'], is: protobuf.Type['reserved'], owner: protobuf.Type | protobuf.Enum, path: string): void => {
     for (const key of reservedKeys(was)) {
       if (isReserved(is, key)) continue;
-      if (typeof key === 'number') add('wire', path, `reserved number ${key} of ${path} is no longer reserved`);
-      else add('json', path, `reserved name "${key}" of ${path} is no longer reserved`);
+      if (typeof key === 'number') {
+        add('wire', path, `reserved number ${key} of ${path} is no longer reserved`);
+        continue;
+      }
+      const field = owner instanceof protobuf.Type ? owner.fields[key] : undefined;
+      const value = owner instanceof protobuf.Enum ? owner.values[key] : undefined;
+      const back = field !== undefined ? ` (field ${key} (${field.id}) takes it again)` : value !== undefined ? ` (value ${key} (${value}) takes it again)` : '';
+      add('wire', path, `reserved name "${key}" of ${path} is no longer reserved${back}`);
     }
   };
 
@@ -196,7 +206,7 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
       if (isReserved(a.reserved, field.id)) add('wire', `${bName}.${field.name}`, `field ${field.name} of ${bName} takes the reserved number ${field.id}: old clients' bytes for the removed field decode into it`);
       else add(undefined, `${bName}.${field.name}`, `field ${field.name} (${field.id}) was added to ${bName}`);
     }
-    compareReserved(a.reserved, b.reserved, bName);
+    compareReserved(a.reserved, b.reserved, b, bName);
   };
 
   const compareFields = (was: protobuf.Field, is: protobuf.Field, path: string): void => {
