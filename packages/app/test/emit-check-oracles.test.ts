@@ -11,8 +11,9 @@ import { defineOperation } from '@fw/app/validate';
 /**
  * `fw emit --check` held to the field's own tools: an app evolved the way teams evolve APIs, emitted
  * after each step, and each step judged by buf breaking (WIRE, WIRE_JSON, FILE) on the .proto files
- * and graphql-inspector on the schema. fw's verdict — breaking or not, and for gRPC how — must be
- * theirs. Verdicts are compared, not the text, so the test holds whatever the generators print.
+ * and graphql-inspector on the schema. fw's verdict — breaking or not, for gRPC how, for GraphQL
+ * whether dangerous — must be theirs. Verdicts are compared, not the text, so the test holds
+ * whatever the generators print.
  */
 
 const BUF = join(__dirname, '..', 'node_modules', '.bin', 'buf');
@@ -29,11 +30,13 @@ const STEPS = [
   'add one enum value and remove another',
   'rename a shared object',
   'add an operation',
+  'add an enum value used in outputs',
 ] as const;
 
 /** The app as it is after `step` steps. */
 function build(step: number) {
-  const Genre = z.enum(step >= 8 ? ['fiction', 'drama'] : ['fiction', 'poetry']).meta({ id: 'Genre' });
+  const genres = step >= 11 ? ['fiction', 'drama', 'essay'] : step >= 8 ? ['fiction', 'drama'] : ['fiction', 'poetry'];
+  const Genre = z.enum(genres).meta({ id: 'Genre' });
   const Address = z.object({ street: z.string(), city: z.string(), zip: z.string().optional() }).meta({ id: step >= 9 ? 'PostalAddress' : 'Address' });
   const book: Array<[string, z.ZodType]> = [
     ['id', z.string()],
@@ -88,11 +91,15 @@ function bufBreaks(now: string, before: string, category: 'WIRE' | 'WIRE_JSON' |
   });
 }
 
-/** graphql-inspector's verdict: true when any change is BREAKING. */
-async function inspectorBreaks(before: string, after: string): Promise<{ breaks: boolean; output: string }> {
+/** graphql-inspector's verdicts: whether any change is BREAKING, whether any is DANGEROUS. */
+async function inspectorVerdicts(before: string, after: string): Promise<{ breaks: boolean; dangerous: boolean; output: string }> {
   const changes = await diff(buildSchema(before), buildSchema(after));
-  const breaking = changes.filter((change) => change.criticality.level === CriticalityLevel.Breaking);
-  return { breaks: breaking.length > 0, output: breaking.map((change) => change.message).join('\n') };
+  const found = changes.filter((change) => change.criticality.level !== CriticalityLevel.NonBreaking);
+  return {
+    breaks: found.some((change) => change.criticality.level === CriticalityLevel.Breaking),
+    dangerous: found.some((change) => change.criticality.level === CriticalityLevel.Dangerous),
+    output: found.map((change) => `${change.criticality.level}: ${change.message}`).join('\n'),
+  };
 }
 
 const fwBreaks = (changes: readonly SchemaChange[], kind: SchemaChange['kind'], levels: ReadonlyArray<SchemaChange['level']>): boolean =>
@@ -100,6 +107,7 @@ const fwBreaks = (changes: readonly SchemaChange[], kind: SchemaChange['kind'], 
 
 interface Verdicts {
   graphql: boolean;
+  graphqlDangerous: boolean;
   wire: boolean;
   wireJson: boolean;
   file: boolean;
@@ -109,6 +117,7 @@ let dir: string;
 const fw: Verdicts[] = [];
 const oracles: Verdicts[] = [];
 const evidence: string[] = [];
+const found: SchemaChange[][] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fw-emit-oracles-'));
@@ -125,18 +134,22 @@ beforeAll(async () => {
     const wire = await bufBreaks(join(now, 'proto'), join(before, 'proto'), 'WIRE');
     const wireJson = await bufBreaks(join(now, 'proto'), join(before, 'proto'), 'WIRE_JSON');
     const file = await bufBreaks(join(now, 'proto'), join(before, 'proto'), 'FILE');
-    const inspector = await inspectorBreaks(await readFile(join(before, 'schema.graphql'), 'utf8'), await readFile(join(now, 'schema.graphql'), 'utf8'));
+    const inspector = await inspectorVerdicts(await readFile(join(before, 'schema.graphql'), 'utf8'), await readFile(join(now, 'schema.graphql'), 'utf8'));
+    found.push(changes);
     fw.push({
       graphql: changes.some((change) => change.kind === 'graphql' && change.breaking),
+      graphqlDangerous: changes.some((change) => change.kind === 'graphql' && change.dangerous),
       wire: fwBreaks(changes, 'proto', ['wire']),
       wireJson: fwBreaks(changes, 'proto', ['wire', 'json']),
       file: fwBreaks(changes, 'proto', ['wire', 'json', 'api']),
     });
-    oracles.push({ graphql: inspector.breaks, wire: wire.breaks, wireJson: wireJson.breaks, file: file.breaks });
+    oracles.push({ graphql: inspector.breaks, graphqlDangerous: inspector.dangerous, wire: wire.breaks, wireJson: wireJson.breaks, file: file.breaks });
     evidence.push(
       [
         `step ${step}: ${STEPS[step]}`,
-        ...changes.filter((change) => change.breaking).map((change) => `  fw ${change.kind}${change.level === undefined ? '' : ` [${change.level}]`}: ${change.message}`),
+        ...changes
+          .filter((change) => change.breaking || change.dangerous)
+          .map((change) => `  fw ${change.kind}${change.level === undefined ? '' : ` [${change.level}]`}${change.dangerous ? ' (dangerous)' : ''}: ${change.message}`),
         ...[inspector.output, wire.output, wireJson.output, file.output].filter((text) => text !== '').map((text) => `  oracle: ${text.split('\n').join('\n  oracle: ')}`),
       ].join('\n'),
     );
@@ -172,8 +185,16 @@ describe('fw emit --check agrees with buf breaking and graphql-inspector', () =>
     }
   });
 
-  it('calls a reorder and pure additions safe, and every other step breaking (a re-added field releases a reserved name)', () => {
-    expect(fw.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual([false, false, true, true, true, true, true, true, true, false]);
-    expect(oracles.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual([false, false, true, true, true, true, true, true, true, false]);
+  it('calls a reorder and additions safe, and every other step breaking (a re-added field releases a reserved name)', () => {
+    const expected = [false, false, true, true, true, true, true, true, true, false, false];
+    expect(fw.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual(expected);
+    expect(oracles.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual(expected);
+  });
+
+  it('lists an enum value added to what responses carry as dangerous in schema.graphql and the .proto file, where buf sees nothing', () => {
+    const step = STEPS.indexOf('add an enum value used in outputs');
+    const dangerous = found[step - 1]!.filter((change) => change.dangerous).map((change) => `${change.kind}: ${change.message}`);
+    expect(dangerous).toEqual(['graphql: essay was added to enum type Genre.', 'proto: enum value GENRE_ESSAY (4) was added to shop.Genre, which responses carry']);
+    expect(oracles[step - 1]).toEqual({ graphql: false, graphqlDangerous: true, wire: false, wireJson: false, file: false });
   });
 });

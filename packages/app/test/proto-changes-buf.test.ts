@@ -37,6 +37,8 @@ const RESERVED_VALUE = V1.replace('KIND_B = 2;', 'reserved 2; reserved "KIND_B";
 /** [what changed, before, after] */
 const CASES: Array<[string, string, string]> = [
   ['a field added', V1, V1.replace('string note = 5;', 'string note = 5; string extra = 6;')],
+  // The enum now in a response too: dangerous to fw (an old client may read the new value), compatible to buf.
+  ['an enum value added', V1, V1.replace('message Order { string id = 1;', 'message Order { string id = 1; Kind kind = 3;').replace('KIND_B = 2;', 'KIND_B = 2; KIND_C = 3;')],
   ['a field removed, nothing reserved', V1, V1.replace('int32 quantity = 2;', '')],
   ['a field removed, its number reserved', V1, V1.replace('int32 quantity = 2;', 'reserved 2;')],
   ['a field removed, number and name reserved', V1, V1.replace('int32 quantity = 2;', 'reserved 2; reserved "quantity";')],
