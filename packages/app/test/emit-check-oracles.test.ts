@@ -31,6 +31,7 @@ const STEPS = [
   'rename a shared object',
   'add an operation',
   'add an enum value used in outputs',
+  'rename an operation, keeping its old name as an alias',
 ] as const;
 
 /** The app as it is after `step` steps. */
@@ -66,7 +67,10 @@ function build(step: number) {
     defineOperation({ name: 'cancelOrder', input: z.object({ id: z.string() }), output: Order, handler, graphql: { type: 'mutation' }, grpc: { service: 'shop.Orders' } }),
   ];
   if (step >= 10) {
-    operations.push(defineOperation({ name: 'trackOrder', input: z.object({ id: z.string() }), output: Order, handler, graphql: { type: 'query' }, grpc: { service: 'shop.Orders' } }));
+    // Its output and the object in it have no names of their own: they are named after the operation (`TrackOrderOutputPosition`).
+    const tracking = z.object({ orderId: z.string(), position: z.object({ lat: z.number(), lng: z.number() }) });
+    const renamed = step >= 12 ? { name: 'locateOrder', aliases: ['trackOrder'] } : { name: 'trackOrder' };
+    operations.push(defineOperation({ ...renamed, input: z.object({ id: z.string() }), output: tracking, handler, graphql: { type: 'query' }, grpc: { service: 'shop.Orders' } }));
   }
   if (step >= 1) operations.reverse();
   const app = createApp({ onLog: () => {}, protocols: { graphql: true, grpc: true } });
@@ -186,9 +190,21 @@ describe('fw emit --check agrees with buf breaking and graphql-inspector', () =>
   });
 
   it('calls a reorder and additions safe, and every other step breaking (a re-added field releases a reserved name)', () => {
-    const expected = [false, false, true, true, true, true, true, true, true, false, false];
+    // Step 12 breaks GraphQL only: its types named after the operation take the new name (graphql-inspector agrees).
+    const expected = [false, false, true, true, true, true, true, true, true, false, false, true];
     expect(fw.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual(expected);
     expect(oracles.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual(expected);
+  });
+
+  it('keeps the .proto messages of a renamed operation\'s former name: compatible to buf, where GraphQL names its types anew', () => {
+    const step = STEPS.indexOf('rename an operation, keeping its old name as an alias');
+    expect(oracles[step - 1]).toEqual({ graphql: true, graphqlDangerous: false, wire: false, wireJson: false, file: false });
+    expect(found[step - 1]!.filter((change) => change.kind === 'proto' && change.breaking)).toEqual([]);
+    expect(found[step - 1]!.filter((change) => change.kind === 'graphql' && change.breaking).map((change) => change.message)).toEqual([
+      'TrackOrderOutput was removed.',
+      'TrackOrderOutputPosition was removed.',
+      'Query.trackOrder changed type from TrackOrderOutput! to LocateOrderOutput!.',
+    ]);
   });
 
   it('lists an enum value added to what responses carry as dangerous in schema.graphql and the .proto file, where buf sees nothing', () => {
