@@ -27,7 +27,10 @@ Options:
   --no-proto         do not write the .proto files
   --no-openapi       do not write openapi.json
   --check            write nothing: compare with the files there (the committed ones), print
-                     each change, and exit 2 when one breaks existing clients
+                     each change (breaking, dangerous or safe), and exit 2 when one breaks
+                     existing clients
+  --strict           with --check: exit 2 on a dangerous change too (clients keep working but
+                     may get what they do not handle: a new enum value in a response, a default)
   -h, --help         show this text
 
 A relative protoOut in the gRPC config is read from the app's package directory (the nearest
@@ -42,7 +45,8 @@ class CliError extends Error {}
 /**
  * Runs `fw <args>`: `emit` loads the app module, writes its schemas and prints what it wrote
  * (`--check`: compares them with the files there and prints the changes). Resolves to the exit
- * code: 0; 1 with a message on stderr; 2 when `--check` found a change that breaks clients.
+ * code: 0; 1 with a message on stderr; 2 when `--check` found a change that breaks clients (with
+ * `--strict`, or a dangerous one).
  */
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   try {
@@ -75,16 +79,19 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new CliError(`emit takes one app module, got ${positionals.length}\n\n${USAGE}`);
+  if (values.strict === true && values.check !== true) throw new CliError(`--strict goes with --check\n\n${USAGE}`);
   const spec = positionals[0]!;
   const app = await loadApp(resolve(io.cwd, spec), spec);
   try {
     if (app.server !== undefined) throw new CliError(`${spec} started a server while loading: export the app without calling listen()`);
     const check = values.check === true;
+    const strict = values.strict === true;
     const result = await emit({
       app,
       out: resolve(io.cwd, values.out ?? '.'),
       base: packageDirectory(resolve(io.cwd, spec)),
       check,
+      strict,
       ...(values['proto-out'] === undefined ? {} : { protoOut: resolve(io.cwd, values['proto-out']) }),
       graphql: values['no-graphql'] !== true,
       proto: values['no-proto'] !== true,
@@ -107,22 +114,29 @@ const BREAKING_EXIT_CODE = 2;
 /**
  * Prints `--check`'s findings: one line per change, those that break clients first
  * (`breaking <file>: <what>`, with `[wire]`, `[json]` or `[api]` for a .proto change), then the
+ * dangerous ones (`dangerous <file>: <what>`; with `--strict` they count as breaking), then the
  * safe ones, the files out of date, and a summary. Resolves to 2 when anything breaks, else 0.
  */
 function report(result: EmitResult, shown: (path: string) => string, io: CliIO): number {
   const changes = result.changes ?? [];
   for (const change of changes) {
-    io.out(`${change.breaking ? 'breaking' : 'safe'} ${change.file}: ${change.message}${change.level === undefined ? '' : ` [${change.level}]`}\n`);
+    const label = change.dangerous ? 'dangerous' : change.breaking ? 'breaking' : 'safe';
+    io.out(`${label} ${change.file}: ${change.message}${change.level === undefined ? '' : ` [${change.level}]`}\n`);
   }
   for (const file of result.files) if (file.changed) io.out(`out of date ${shown(file.path)}\n`);
   for (const skipped of result.skipped) io.out(`skipped ${skipped.kind}: ${skipped.reason}\n`);
   const breaking = changes.filter((change) => change.breaking).length;
+  const dangerous = changes.filter((change) => change.dangerous).length;
   const stale = result.files.filter((file) => file.changed).length;
+  const files = `${stale} ${stale === 1 ? 'file' : 'files'} to emit and commit`;
   if (breaking > 0) {
-    io.err(`fw: ${breaking} ${breaking === 1 ? 'change breaks' : 'changes break'} existing clients\n`);
+    // With --strict the dangerous changes are among the breaking ones: say how many.
+    const counted = changes.some((change) => change.breaking && change.dangerous) ? ` (${dangerous} dangerous, counted by --strict)` : '';
+    io.err(`fw: ${breaking} ${breaking === 1 ? 'change breaks' : 'changes break'} existing clients${counted}\n`);
     return BREAKING_EXIT_CODE;
   }
-  io.out(stale === 0 ? 'no changes\n' : `no breaking changes (${stale} ${stale === 1 ? 'file' : 'files'} to emit and commit)\n`);
+  if (dangerous > 0) io.out(`no breaking changes (${dangerous} dangerous, which --strict refuses; ${files})\n`);
+  else io.out(stale === 0 ? 'no changes\n' : `no breaking changes (${files})\n`);
   return 0;
 }
 
@@ -149,6 +163,7 @@ function parseEmitArgs(args: string[]) {
       'no-proto': { type: 'boolean' },
       'no-openapi': { type: 'boolean' },
       check: { type: 'boolean' },
+      strict: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

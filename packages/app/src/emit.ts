@@ -40,10 +40,17 @@ export interface EmitOptions {
   base?: string;
   /**
    * Write nothing: compare what would be written with the files already there (the committed
-   * ones) and return every change in `changes`, those that break existing clients first.
+   * ones) and return every change in `changes`, those that break existing clients first, then
+   * the dangerous ones.
    * @default false
    */
   check?: boolean;
+  /**
+   * With `check`: count dangerous changes (clients keep working but may get what they do not
+   * handle, such as a new enum value in a response) as breaking: each has `breaking: true` too.
+   * @default false
+   */
+  strict?: boolean;
 }
 
 /** The kinds of file `emit` writes. */
@@ -61,15 +68,21 @@ export interface EmittedFile {
 /**
  * A difference between a file already there (the committed one) and what `emit` generates now.
  * `level` says how a breaking proto change breaks: `wire` (an old client's bytes decode into the
- * wrong field, or a number is free for another), `json` (the JSON mapping changes) or `api` (a
- * call, field or value is gone, or a name, type or presence changed; the bytes read the same).
+ * wrong field, or a number or reserved name is free for another), `json` (the JSON mapping
+ * changes) or `api` (a call, field or value is gone, or a name, type or presence changed; the
+ * bytes read the same).
  */
 export interface SchemaChange {
   kind: EmitKind;
   /** The file, relative to `out` (GraphQL, OpenAPI) or to the proto directory. */
   file: string;
-  /** True when existing clients can break. */
+  /** True when existing clients can break (with `strict`, also when the change is dangerous). */
   breaking: boolean;
+  /**
+   * True when existing clients keep working but may now get what they do not handle: a value
+   * added to an enum that responses carry, a union member or oneof case, a changed default.
+   */
+  dangerous: boolean;
   /** How a breaking proto change breaks. */
   level?: 'wire' | 'json' | 'api';
   /** One sentence saying what changed. */
@@ -84,7 +97,7 @@ export interface EmitResult {
   skipped: Array<{ kind: EmitKind; reason: string }>;
   /** What the caller must know (`fw emit` prints them on stderr): a committed .proto file found where its numbers were not read from. */
   warnings: string[];
-  /** With `check`: every change from the files there to what would be generated, breaking ones first. */
+  /** With `check`: every change from the files there to what would be generated, breaking ones first, then dangerous ones. */
   changes?: SchemaChange[];
 }
 
@@ -176,7 +189,7 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
   const current = await Promise.all(targets.map((target) => readCurrent(target)));
   const files: EmittedFile[] = planned.map(({ kind, path }, i) => ({ kind, path, changed: current[i] !== planned[i]!.content }));
   if (options.check === true) {
-    const changes = await compareFiles(planned, current, committedProtoDir);
+    const changes = await compareFiles(planned, current, committedProtoDir, options.strict === true);
     return { files, skipped, warnings, changes };
   }
   await writeAtomically(planned.flatMap((file, i) => (files[i]!.changed ? [{ target: targets[i]!, content: file.content }] : [])));

@@ -11,8 +11,9 @@ import { defineOperation } from '@fw/app/validate';
 /**
  * `fw emit --check` held to the field's own tools: an app evolved the way teams evolve APIs, emitted
  * after each step, and each step judged by buf breaking (WIRE, WIRE_JSON, FILE) on the .proto files
- * and graphql-inspector on the schema. fw's verdict — breaking or not, and for gRPC how — must be
- * theirs. Verdicts are compared, not the text, so the test holds whatever the generators print.
+ * and graphql-inspector on the schema. fw's verdict — breaking or not, for gRPC how, for GraphQL
+ * whether dangerous — must be theirs. Verdicts are compared, not the text, so the test holds
+ * whatever the generators print.
  */
 
 const BUF = join(__dirname, '..', 'node_modules', '.bin', 'buf');
@@ -29,11 +30,14 @@ const STEPS = [
   'add one enum value and remove another',
   'rename a shared object',
   'add an operation',
+  'add an enum value used in outputs',
+  'rename an operation, keeping its old name as an alias',
 ] as const;
 
 /** The app as it is after `step` steps. */
 function build(step: number) {
-  const Genre = z.enum(step >= 8 ? ['fiction', 'drama'] : ['fiction', 'poetry']).meta({ id: 'Genre' });
+  const genres = step >= 11 ? ['fiction', 'drama', 'essay'] : step >= 8 ? ['fiction', 'drama'] : ['fiction', 'poetry'];
+  const Genre = z.enum(genres).meta({ id: 'Genre' });
   const Address = z.object({ street: z.string(), city: z.string(), zip: z.string().optional() }).meta({ id: step >= 9 ? 'PostalAddress' : 'Address' });
   const book: Array<[string, z.ZodType]> = [
     ['id', z.string()],
@@ -63,7 +67,10 @@ function build(step: number) {
     defineOperation({ name: 'cancelOrder', input: z.object({ id: z.string() }), output: Order, handler, graphql: { type: 'mutation' }, grpc: { service: 'shop.Orders' } }),
   ];
   if (step >= 10) {
-    operations.push(defineOperation({ name: 'trackOrder', input: z.object({ id: z.string() }), output: Order, handler, graphql: { type: 'query' }, grpc: { service: 'shop.Orders' } }));
+    // Its output and the object in it have no names of their own: they are named after the operation (`TrackOrderOutputPosition`).
+    const tracking = z.object({ orderId: z.string(), position: z.object({ lat: z.number(), lng: z.number() }) });
+    const renamed = step >= 12 ? { name: 'locateOrder', aliases: ['trackOrder'] } : { name: 'trackOrder' };
+    operations.push(defineOperation({ ...renamed, input: z.object({ id: z.string() }), output: tracking, handler, graphql: { type: 'query' }, grpc: { service: 'shop.Orders' } }));
   }
   if (step >= 1) operations.reverse();
   const app = createApp({ onLog: () => {}, protocols: { graphql: true, grpc: true } });
@@ -88,11 +95,15 @@ function bufBreaks(now: string, before: string, category: 'WIRE' | 'WIRE_JSON' |
   });
 }
 
-/** graphql-inspector's verdict: true when any change is BREAKING. */
-async function inspectorBreaks(before: string, after: string): Promise<{ breaks: boolean; output: string }> {
+/** graphql-inspector's verdicts: whether any change is BREAKING, whether any is DANGEROUS. */
+async function inspectorVerdicts(before: string, after: string): Promise<{ breaks: boolean; dangerous: boolean; output: string }> {
   const changes = await diff(buildSchema(before), buildSchema(after));
-  const breaking = changes.filter((change) => change.criticality.level === CriticalityLevel.Breaking);
-  return { breaks: breaking.length > 0, output: breaking.map((change) => change.message).join('\n') };
+  const found = changes.filter((change) => change.criticality.level !== CriticalityLevel.NonBreaking);
+  return {
+    breaks: found.some((change) => change.criticality.level === CriticalityLevel.Breaking),
+    dangerous: found.some((change) => change.criticality.level === CriticalityLevel.Dangerous),
+    output: found.map((change) => `${change.criticality.level}: ${change.message}`).join('\n'),
+  };
 }
 
 const fwBreaks = (changes: readonly SchemaChange[], kind: SchemaChange['kind'], levels: ReadonlyArray<SchemaChange['level']>): boolean =>
@@ -100,6 +111,7 @@ const fwBreaks = (changes: readonly SchemaChange[], kind: SchemaChange['kind'], 
 
 interface Verdicts {
   graphql: boolean;
+  graphqlDangerous: boolean;
   wire: boolean;
   wireJson: boolean;
   file: boolean;
@@ -109,6 +121,7 @@ let dir: string;
 const fw: Verdicts[] = [];
 const oracles: Verdicts[] = [];
 const evidence: string[] = [];
+const found: SchemaChange[][] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fw-emit-oracles-'));
@@ -125,18 +138,22 @@ beforeAll(async () => {
     const wire = await bufBreaks(join(now, 'proto'), join(before, 'proto'), 'WIRE');
     const wireJson = await bufBreaks(join(now, 'proto'), join(before, 'proto'), 'WIRE_JSON');
     const file = await bufBreaks(join(now, 'proto'), join(before, 'proto'), 'FILE');
-    const inspector = await inspectorBreaks(await readFile(join(before, 'schema.graphql'), 'utf8'), await readFile(join(now, 'schema.graphql'), 'utf8'));
+    const inspector = await inspectorVerdicts(await readFile(join(before, 'schema.graphql'), 'utf8'), await readFile(join(now, 'schema.graphql'), 'utf8'));
+    found.push(changes);
     fw.push({
       graphql: changes.some((change) => change.kind === 'graphql' && change.breaking),
+      graphqlDangerous: changes.some((change) => change.kind === 'graphql' && change.dangerous),
       wire: fwBreaks(changes, 'proto', ['wire']),
       wireJson: fwBreaks(changes, 'proto', ['wire', 'json']),
       file: fwBreaks(changes, 'proto', ['wire', 'json', 'api']),
     });
-    oracles.push({ graphql: inspector.breaks, wire: wire.breaks, wireJson: wireJson.breaks, file: file.breaks });
+    oracles.push({ graphql: inspector.breaks, graphqlDangerous: inspector.dangerous, wire: wire.breaks, wireJson: wireJson.breaks, file: file.breaks });
     evidence.push(
       [
         `step ${step}: ${STEPS[step]}`,
-        ...changes.filter((change) => change.breaking).map((change) => `  fw ${change.kind}${change.level === undefined ? '' : ` [${change.level}]`}: ${change.message}`),
+        ...changes
+          .filter((change) => change.breaking || change.dangerous)
+          .map((change) => `  fw ${change.kind}${change.level === undefined ? '' : ` [${change.level}]`}${change.dangerous ? ' (dangerous)' : ''}: ${change.message}`),
         ...[inspector.output, wire.output, wireJson.output, file.output].filter((text) => text !== '').map((text) => `  oracle: ${text.split('\n').join('\n  oracle: ')}`),
       ].join('\n'),
     );
@@ -148,19 +165,13 @@ afterAll(async () => {
 });
 
 /**
- * Where fw and buf class a change differently, on purpose: buf's WIRE rules go by names in two
- * places where the bytes do not change, and fw's `wire` level means only "the binary encoding is
- * affected".
- * - Step 4: re-adding a removed field releases its reserved name. buf's RESERVED_MESSAGE_NO_DELETE
- *   is a WIRE rule for names as for numbers; names are not on the wire, so fw calls it a `json`
- *   change (the JSON name now means the new field). Both call the step breaking.
- * - Step 9: buf compares a message-typed field by its type's name, so a renamed message is
- *   wire-incompatible to WIRE and WIRE_JSON; fw compares the renamed message field by field from
- *   the rpc that reaches it (the bytes read the same) and reports the rename as an `api` change, as
- *   buf's FILE rules and graphql-inspector call it breaking.
+ * Where fw and buf class a change differently, on purpose: buf compares a message-typed field by
+ * its type's name, so a renamed message (step 9) is wire-incompatible to WIRE and WIRE_JSON; fw
+ * compares the renamed message field by field from the rpc that reaches it (the bytes read the
+ * same) and reports the rename as an `api` change, as buf's FILE rules and graphql-inspector call
+ * it breaking. fw's `wire` level means "the binary encoding is affected" there.
  */
 const KNOWN: Partial<Record<number, Partial<Verdicts>>> = {
-  4: { wire: true },
   9: { wire: true, wireJson: true },
 };
 
@@ -172,14 +183,34 @@ describe('fw emit --check agrees with buf breaking and graphql-inspector', () =>
     expect({ step, ...ours, evidence: evidence[step - 1] }).toEqual({ step, ...theirs, evidence: evidence[step - 1] });
   });
 
-  it('still sees the two known differences (buf flags a released name and a renamed message on the wire, fw does not)', () => {
+  it('still sees the known difference (buf flags a renamed message on the wire, fw does not)', () => {
     for (const [step, verdicts] of Object.entries(KNOWN)) {
       for (const [key, value] of Object.entries(verdicts!)) expect({ step, key, buf: oracles[Number(step) - 1]![key as keyof Verdicts] }).toEqual({ step, key, buf: value });
     }
   });
 
-  it('calls a reorder and pure additions safe, and every other step breaking (a re-added field releases a reserved name)', () => {
-    expect(fw.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual([false, false, true, true, true, true, true, true, true, false]);
-    expect(oracles.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual([false, false, true, true, true, true, true, true, true, false]);
+  it('calls a reorder and additions safe, and every other step breaking (a re-added field releases a reserved name)', () => {
+    // Step 12 breaks GraphQL only: its types named after the operation take the new name (graphql-inspector agrees).
+    const expected = [false, false, true, true, true, true, true, true, true, false, false, true];
+    expect(fw.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual(expected);
+    expect(oracles.map((verdicts) => verdicts.graphql || verdicts.file)).toEqual(expected);
+  });
+
+  it('keeps the .proto messages of a renamed operation\'s former name: compatible to buf, where GraphQL names its types anew', () => {
+    const step = STEPS.indexOf('rename an operation, keeping its old name as an alias');
+    expect(oracles[step - 1]).toEqual({ graphql: true, graphqlDangerous: false, wire: false, wireJson: false, file: false });
+    expect(found[step - 1]!.filter((change) => change.kind === 'proto' && change.breaking)).toEqual([]);
+    expect(found[step - 1]!.filter((change) => change.kind === 'graphql' && change.breaking).map((change) => change.message)).toEqual([
+      'TrackOrderOutput was removed.',
+      'TrackOrderOutputPosition was removed.',
+      'Query.trackOrder changed type from TrackOrderOutput! to LocateOrderOutput!.',
+    ]);
+  });
+
+  it('lists an enum value added to what responses carry as dangerous in schema.graphql and the .proto file, where buf sees nothing', () => {
+    const step = STEPS.indexOf('add an enum value used in outputs');
+    const dangerous = found[step - 1]!.filter((change) => change.dangerous).map((change) => `${change.kind}: ${change.message}`);
+    expect(dangerous).toEqual(['graphql: essay was added to enum type Genre.', 'proto: enum value GENRE_ESSAY (4) was added to shop.Genre, which responses carry']);
+    expect(oracles[step - 1]).toEqual({ graphql: false, graphqlDangerous: true, wire: false, wireJson: false, file: false });
   });
 });

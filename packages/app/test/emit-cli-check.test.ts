@@ -104,6 +104,27 @@ describe('fw emit --check', () => {
     expect(added.stdout).toMatch(/\nout of date schemas\/schema\.graphql\nout of date schemas\/proto\/\S+\.proto\nno breaking changes \(2 files to emit and commit\)\n$/);
   });
 
+  it('lists a new enum value in a response as dangerous and exits 0, or 2 with --strict', async () => {
+    const genres = (values: string): string => bookstore(`${V1}, genre: z.enum([${values}]).meta({ id: 'Genre' })`);
+    await writeFile(join(dir, 'bookstore.mjs'), genres("'fiction', 'poetry'"));
+    expect((await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas', '--no-openapi')).code).toBe(0);
+
+    await writeFile(join(dir, 'bookstore.mjs'), genres("'fiction', 'poetry', 'drama'"));
+    const run = await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas', '--no-openapi', '--check');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines).toContain('dangerous schema.graphql: drama was added to enum type Genre.');
+    expect(lines.filter((line) => /^dangerous \S+\.proto: enum value GENRE_DRAMA \(3\) was added to bookstore(\.\w+)*\.Genre, which responses carry$/.test(line))).toHaveLength(1);
+    expect(lines).toContain('no breaking changes (2 dangerous, which --strict refuses; 2 files to emit and commit)');
+    expect(run.stderr).toBe('');
+
+    const strict = await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas', '--no-openapi', '--check', '--strict');
+    expect(strict.code).toBe(2);
+    expect(strict.stdout.split('\n').filter((line) => line.startsWith('dangerous '))).toHaveLength(2);
+    expect(strict.stderr).toBe('fw: 2 changes break existing clients (2 dangerous, counted by --strict)\n');
+    expect((await fw(dir, 'emit', 'bookstore.mjs', '--out', 'schemas', '--strict')).stderr).toMatch(/^fw: --strict goes with --check\n/);
+  });
+
   it('reads a relative protoOut from the app package directory, whatever the current directory', async () => {
     const api = join(dir, 'api');
     await mkdir(api);

@@ -19,7 +19,8 @@ const doc = (input: object, output: object, extra: object = {}): object => ({
 const INPUT = { type: 'object', properties: { quantity: { type: 'integer' }, phone: { type: 'string' } }, required: ['quantity'] };
 const ORDER = { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string', enum: ['placed', 'shipped'] } }, required: ['id', 'status'] };
 
-const changes = (after: object): string[] => findOpenAPIChanges(doc(INPUT, ORDER), after).map((change) => `${change.breaking ? 'breaking' : 'safe'}: ${change.message}`);
+const level = (change: { breaking: boolean; dangerous: boolean }): string => (change.breaking ? 'breaking' : change.dangerous ? 'dangerous' : 'safe');
+const changes = (after: object, before = doc(INPUT, ORDER)): string[] => findOpenAPIChanges(before, after).map((change) => `${level(change)}: ${change.message}`);
 
 describe('findOpenAPIChanges', () => {
   it('finds nothing between a document and itself', () => {
@@ -28,7 +29,7 @@ describe('findOpenAPIChanges', () => {
 
   it('says a removed operation, a response property removed and an input made required break clients', () => {
     expect(findOpenAPIChanges(doc(INPUT, ORDER, { '/ping': { get: { operationId: 'ping', responses: {} } } }), doc(INPUT, ORDER))).toEqual([
-      { breaking: true, message: 'GET /ping (ping) was removed' },
+      { breaking: true, dangerous: false, message: 'GET /ping (ping) was removed' },
     ]);
     expect(changes(doc(INPUT, { ...ORDER, properties: { id: ORDER.properties.id }, required: ['id'] }))).toEqual(['breaking: POST /orders 201 response.status was removed']);
     expect(changes(doc({ ...INPUT, required: ['quantity', 'phone'] }, ORDER))).toEqual(['breaking: POST /orders body.phone became required']);
@@ -44,9 +45,22 @@ describe('findOpenAPIChanges', () => {
     ]);
   });
 
-  it('says a new enum value breaks readers of an output, a removed one the senders of an input', () => {
-    expect(changes(doc(INPUT, { ...ORDER, properties: { ...ORDER.properties, status: { type: 'string', enum: ['placed', 'shipped', 'lost'] } } }))).toEqual([
-      'breaking: POST /orders 201 response.status now allows "lost"',
+  it('calls a new enum value in a response dangerous (readers may not handle it) and in a request safe; a removed one breaks senders', () => {
+    const status = (values: string[]): object => doc(INPUT, { ...ORDER, properties: { ...ORDER.properties, status: { type: 'string', enum: values } } });
+    expect(changes(status(['placed', 'shipped', 'lost']))).toEqual(['dangerous: POST /orders 201 response.status now allows "lost"']);
+    expect(changes(status(['placed']))).toEqual(['safe: POST /orders 201 response.status no longer allows "shipped"']);
+    const kind = (values: string[]): object => doc({ ...INPUT, properties: { ...INPUT.properties, kind: { type: 'string', enum: values } } }, ORDER);
+    expect(changes(kind(['gift', 'retail', 'bulk']), kind(['gift', 'retail']))).toEqual(['safe: POST /orders body.kind now allows "bulk"']);
+    expect(changes(kind(['gift']), kind(['gift', 'retail']))).toEqual(['breaking: POST /orders body.kind no longer allows "retail"']);
+  });
+
+  it('calls a changed default of a request property or parameter dangerous: a client that leaves it out gets another value', () => {
+    const withDefault = (value: number): object => doc({ ...INPUT, properties: { ...INPUT.properties, quantity: { type: 'integer', default: value } } }, ORDER);
+    expect(changes(withDefault(2), withDefault(1))).toEqual(['dangerous: POST /orders body.quantity changed its default from 1 to 2']);
+    expect(changes(withDefault(1))).toEqual(['dangerous: POST /orders body.quantity now has the default 1']);
+    const page = (schema: object): object => doc(INPUT, ORDER, { '/books': { get: { parameters: [{ name: 'limit', in: 'query', schema }], responses: {} } } });
+    expect(changes(page({ type: 'integer', default: 50 }), page({ type: 'integer', default: 20 }))).toEqual([
+      'dangerous: GET /books query parameter limit changed its default from 20 to 50',
     ]);
   });
 

@@ -78,7 +78,7 @@ describe('emit finds the committed .proto files', () => {
     await writeFile(join(dir, 'protos', 'shop.proto'), COMMITTED);
     const { app } = grpcApp(join(dir, 'protos'));
     const result = await emit({ app, out: join(dir, 'schemas'), protoOut: join(dir, 'elsewhere'), check: true });
-    expect(result.changes).toEqual([{ kind: 'proto', file: 'shop.proto', breaking: true, level: 'api', message: 'message shop.Order was removed' }]);
+    expect(result.changes).toEqual([{ kind: 'proto', file: 'shop.proto', breaking: true, dangerous: false, level: 'api', message: 'message shop.Order was removed' }]);
   });
 
   it('compares a file generated under an older name with the new one, and warns about it once both are there', async () => {
@@ -88,9 +88,9 @@ describe('emit finds the committed .proto files', () => {
     const { app } = grpcApp(protos);
     const moved = await emit({ app, out: join(dir, 'schemas'), check: true });
     expect(moved.changes).toEqual([
-      { kind: 'proto', file: 'legacy-shop.proto', breaking: true, level: 'api', message: 'file legacy-shop.proto was removed' },
-      { kind: 'proto', file: 'legacy-shop.proto', breaking: true, level: 'api', message: 'message shop.Order was removed' },
-      { kind: 'proto', file: 'shop.proto', breaking: false, message: 'file shop.proto was added' },
+      { kind: 'proto', file: 'legacy-shop.proto', breaking: true, dangerous: false, level: 'api', message: 'file legacy-shop.proto was removed' },
+      { kind: 'proto', file: 'legacy-shop.proto', breaking: true, dangerous: false, level: 'api', message: 'message shop.Order was removed' },
+      { kind: 'proto', file: 'shop.proto', breaking: false, dangerous: false, message: 'file shop.proto was added' },
     ]);
     const warning = `${join(protos, 'legacy-shop.proto')} was generated for proto package shop, now generated as shop.proto: delete it once its numbers are in the new file`;
     expect(moved.warnings).toEqual([warning]);

@@ -2,12 +2,16 @@ import { diff, CriticalityLevel } from '@graphql-inspector/core';
 import { buildSchema } from 'graphql';
 import { findSchemaChanges } from '@fw/app';
 
-/** findSchemaChanges held to graphql-inspector change by change: breaking for one is breaking for the other. */
+/**
+ * findSchemaChanges held to graphql-inspector change by change: breaking for one is breaking for
+ * the other, and dangerous (existing operations still run, but may now get a value or a behaviour
+ * they did not handle) for one is dangerous for the other.
+ */
 
 const V1 = `
 type Query {
   book(id: ID!): Book
-  books(limit: Int = 20): [Book!]!
+  books(limit: Int = 20, offset: Int): [Book!]!
   search(text: String!): [Result!]!
 }
 type Mutation {
@@ -16,7 +20,10 @@ type Mutation {
 input PlaceOrderInput {
   quantity: Int!
   phone: String
+  express: Boolean = false
 }
+directive @tag(name: String!) repeatable on FIELD_DEFINITION
+directive @cache(ttl: Int = 60) on FIELD_DEFINITION
 interface Node {
   id: ID!
 }
@@ -61,16 +68,26 @@ const CASES: Array<[string, string]> = [
   ['an interface removed from a type', V1.replace('type Book implements Node', 'type Book')],
   ['a description added', V1.replace('type Order {', '"""A placed order"""\ntype Order {')],
   ['a field deprecated', V1.replace('subtitle: String', 'subtitle: String @deprecated(reason: "use title")')],
+  ['an argument default added', V1.replace('offset: Int)', 'offset: Int = 0)')],
+  ['an input field with a default added', V1.replace('  phone: String\n', '  phone: String\n  gift: Boolean = false\n')],
+  ['an input field default changed', V1.replace('express: Boolean = false', 'express: Boolean = true')],
+  ['an interface added to a type', V1.replace('type Order {', 'type Order implements Node {')],
+  ['a directive made non-repeatable', V1.replace(' repeatable on', ' on')],
+  ['a directive argument default changed', V1.replace('ttl: Int = 60', 'ttl: Int = 120')],
 ];
 
-describe('findSchemaChanges calls breaking what graphql-inspector calls breaking', () => {
+describe('findSchemaChanges calls breaking and dangerous what graphql-inspector does', () => {
   it.each(CASES)('%s', async (name, after) => {
-    const inspector = (await diff(buildSchema(V1), buildSchema(after))).filter((change) => change.criticality.level === CriticalityLevel.Breaking);
-    const ours = findSchemaChanges(V1, after).filter((change) => change.breaking);
-    expect({ name, breaking: ours.length > 0, ours: ours.map((change) => change.message) }).toEqual({
+    const theirs = await diff(buildSchema(V1), buildSchema(after));
+    const ours = findSchemaChanges(V1, after);
+    const level = (change: { breaking: boolean; dangerous: boolean }): string => (change.breaking ? 'breaking' : change.dangerous ? 'dangerous' : 'safe');
+    // On a disagreement the message shows what each side found.
+    const found = { ours: ours.map((change) => `${level(change)}: ${change.message}`), theirs: theirs.map((change) => `${change.criticality.level}: ${change.message}`) };
+    expect({ name, breaking: ours.some((change) => change.breaking), dangerous: ours.some((change) => change.dangerous), ...found }).toEqual({
       name,
-      breaking: inspector.length > 0,
-      ours: ours.map((change) => change.message),
+      breaking: theirs.some((change) => change.criticality.level === CriticalityLevel.Breaking),
+      dangerous: theirs.some((change) => change.criticality.level === CriticalityLevel.Dangerous),
+      ...found,
     });
   });
 });

@@ -32,10 +32,13 @@ enum Kind { KIND_UNSPECIFIED = 0; KIND_A = 1; KIND_B = 2; }
 `;
 
 const RESERVED = V1.replace('int32 quantity = 2;', 'reserved 2; reserved "quantity";');
+const RESERVED_VALUE = V1.replace('KIND_B = 2;', 'reserved 2; reserved "KIND_B";');
 
 /** [what changed, before, after] */
 const CASES: Array<[string, string, string]> = [
   ['a field added', V1, V1.replace('string note = 5;', 'string note = 5; string extra = 6;')],
+  // The enum now in a response too: dangerous to fw (an old client may read the new value), compatible to buf.
+  ['an enum value added', V1, V1.replace('message Order { string id = 1;', 'message Order { string id = 1; Kind kind = 3;').replace('KIND_B = 2;', 'KIND_B = 2; KIND_C = 3;')],
   ['a field removed, nothing reserved', V1, V1.replace('int32 quantity = 2;', '')],
   ['a field removed, its number reserved', V1, V1.replace('int32 quantity = 2;', 'reserved 2;')],
   ['a field removed, number and name reserved', V1, V1.replace('int32 quantity = 2;', 'reserved 2; reserved "quantity";')],
@@ -48,6 +51,9 @@ const CASES: Array<[string, string, string]> = [
   ['repeated → singular', V1, V1.replace('repeated string lines = 2;', 'string lines = 2;')],
   ['fields moved into a oneof', V1, V1.replace('string street = 1; string city = 2;', 'oneof place { string street = 1; string city = 2; }')],
   ['a reserved number given to a new field', RESERVED, RESERVED.replace('reserved 2;', 'string other = 2;')],
+  // The old number stays reserved; the name is a field's again, so it can no longer be reserved (protoc refuses both).
+  ['a removed field re-added under a new number', RESERVED, RESERVED.replace('reserved 2; reserved "quantity";', 'reserved 2; int32 quantity = 6;')],
+  ['a removed enum value re-added under a new number', RESERVED_VALUE, RESERVED_VALUE.replace('reserved 2; reserved "KIND_B";', 'reserved 2; KIND_B = 3;')],
   ['an enum value removed, nothing reserved', V1, V1.replace('KIND_B = 2;', '')],
   ['an enum value removed, number and name reserved', V1, V1.replace('KIND_B = 2;', 'reserved 2; reserved "KIND_B";')],
   ['an enum value renamed', V1, V1.replace('KIND_B = 2;', 'KIND_C = 2;')],

@@ -43,12 +43,14 @@ export function createGraphQLHandler<TContext = unknown>(config: GraphQLConfig<T
 }
 
 /**
- * The differences between two GraphQL schemas (SDL): what breaks existing operations and what is
- * dangerous, as graphql-js's `findBreakingChanges` and `findDangerousChanges` say (a removed type,
- * field, argument or enum value, a changed type, an argument or input field that became required,
- * an output field that became nullable), then what was added (types, output fields), which breaks
- * nothing. A standard scalar no longer referenced is not reported: every schema has it. Breaking
- * changes come first.
+ * The differences between two GraphQL schemas (SDL): what breaks existing operations, as
+ * graphql-js's `findBreakingChanges` says (a removed type, field, argument or enum value, a changed
+ * type, an argument or input field that became required, an output field that became nullable);
+ * what is dangerous, as graphql-inspector classes it (an enum value, union member or interface
+ * added, an optional argument or an input field with a default added, a default changed, a
+ * directive no longer repeatable); then what was added (types, output fields), which is safe. A
+ * standard scalar no longer referenced is not reported: every schema has it. Breaking changes come
+ * first, then dangerous ones.
  * @example
  * const changes = findSchemaChanges(committedSdl, printSchema(schema));
  * const breaking = changes.filter((change) => change.breaking);

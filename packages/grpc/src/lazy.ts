@@ -47,7 +47,9 @@ export function generateProtos(operations: readonly Operation[], options: Genera
  * each message-typed field's message, number by number, so that a renamed message is compared
  * with what it was (and reported as a rename) rather than as one message removed and one added.
  * Fields are compared by number (type, cardinality, presence, name); what was removed must leave
- * its number and name reserved; reserved numbers stay reserved. Breaking changes come first.
+ * its number and name reserved; reserved numbers and names stay reserved. Additions old clients
+ * may receive without knowing them (an enum value or oneof case in what responses carry) are
+ * `dangerous`. Breaking changes come first, then dangerous ones.
  * @example
  * const changes = findProtoChanges(new Map([['shop.proto', committed]]), new Map([['shop.proto', generated]]));
  * const breaking = changes.filter((change) => change.breaks !== undefined);

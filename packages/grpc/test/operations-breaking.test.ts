@@ -18,9 +18,11 @@ message Address { string street = 1; string city = 2; }
 enum Kind { KIND_UNSPECIFIED = 0; KIND_A = 1; KIND_B = 2; }
 `;
 
-/** The changes from V1 to `text`, as `breaks: message` lines. */
+/** The changes from V1 to `text`, as `breaks: message` lines (`dangerous` or `safe` for what breaks nothing). */
 const changes = (text: string, before = V1): string[] =>
-  findProtoChanges(new Map([['shop.proto', before]]), new Map([['shop.proto', text]])).map((change: ProtoChange) => `${change.breaks ?? 'safe'}: ${change.message}`);
+  findProtoChanges(new Map([['shop.proto', before]]), new Map([['shop.proto', text]])).map(
+    (change: ProtoChange) => `${change.breaks ?? (change.dangerous ? 'dangerous' : 'safe')}: ${change.message}`,
+  );
 
 describe('findProtoChanges', () => {
   it('finds nothing between a file and itself, or the same messages in another order', () => {
@@ -40,6 +42,24 @@ describe('findProtoChanges', () => {
       'safe: rpc shop.Orders.Track was added',
       'safe: message shop.Unused was added',
     ]);
+  });
+
+  it('calls an enum value added dangerous where a response carries the enum: an old client reads a value it does not know', () => {
+    const carried = V1.replace('repeated string lines = 2;', 'repeated string lines = 2; Kind kind = 3;');
+    expect(changes(carried.replace('KIND_B = 2;', 'KIND_B = 2; KIND_C = 3;'), carried)).toEqual(['dangerous: enum value KIND_C (3) was added to shop.Kind, which responses carry']);
+    // An enum no rpc reaches may be read anywhere.
+    const unreached = V1.concat('enum Color { COLOR_UNSPECIFIED = 0; COLOR_RED = 1; }\n');
+    expect(changes(unreached.replace('COLOR_RED = 1;', 'COLOR_RED = 1; COLOR_BLUE = 2;'), unreached)).toEqual(['dangerous: enum value COLOR_BLUE (2) was added to shop.Color']);
+  });
+
+  it('calls a field added to a oneof of a response dangerous: an old client finds none of the cases it knows set', () => {
+    const oneof = V1.replace('repeated string lines = 2;', 'repeated string lines = 2; oneof paid { string card = 3; string cash = 4; }');
+    expect(changes(oneof.replace('string cash = 4;', 'string cash = 4; string voucher = 5;'), oneof)).toEqual([
+      'dangerous: field voucher (5) was added to oneof paid of shop.Order, which responses carry',
+    ]);
+    // In a request only, the server reads every case: safe.
+    const input = V1.replace('Kind kind = 4;', 'Kind kind = 4; oneof contact { string email = 5; string sms = 6; }');
+    expect(changes(input.replace('string sms = 6;', 'string sms = 6; string post = 7;'), input)).toEqual(['safe: field post (7) was added to shop.PlaceInput']);
   });
 
   it('says a removed field breaks the wire when its number is not reserved, JSON when its name is not, the API otherwise', () => {

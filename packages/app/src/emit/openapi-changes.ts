@@ -2,8 +2,10 @@
  * The changes between two OpenAPI documents that reach clients, by operation: a removed operation,
  * a parameter or request property a client must now send (or can no longer send with its old type
  * or value), a response property a client read that may now be missing or of another type. What a
- * client may now send or will now receive in addition is safe. Constraints (lengths, bounds,
- * formats) are not compared.
+ * client may now send or will now receive in addition is safe, except what graphql-inspector calls
+ * dangerous in a schema: a value added to a response's enum (a reader may not handle it) and a
+ * request default changed (a client that leaves the value out now sends another). Constraints
+ * (lengths, bounds, formats) are not compared.
  */
 
 type Json = Record<string, unknown>;
@@ -46,8 +48,15 @@ const subset = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => [...
 
 interface Change {
   breaking: boolean;
+  /** Breaks nothing, but a client may now get what it does not handle. */
+  dangerous: boolean;
   message: string;
 }
+
+const breaks = (message: string): Change => ({ breaking: true, dangerous: false, message });
+const safe = (message: string): Change => ({ breaking: false, dangerous: false, message });
+const dangerous = (message: string): Change => ({ breaking: false, dangerous: true, message });
+const change = (breaking: boolean, message: string): Change => (breaking ? breaks(message) : safe(message));
 
 /** Compares a schema clients send (`input`) or receive (output). */
 function compareSchemas(docs: [Json, Json], pair: [unknown, unknown], where: string, input: boolean, changes: Change[], seen: Set<string>): void {
@@ -58,36 +67,43 @@ function compareSchemas(docs: [Json, Json], pair: [unknown, unknown], where: str
   const [oldTypes, newTypes] = [typesOf(docs[0], was), typesOf(docs[1], is)];
   // A client sends what the old schema allowed: the new one must still allow it; it reads what the new one gives: the old one must have allowed it.
   const narrower = input ? (newTypes !== undefined && (oldTypes === undefined || !subset(oldTypes, newTypes))) : (oldTypes !== undefined && (newTypes === undefined || !subset(newTypes, oldTypes)));
-  if (narrower) changes.push({ breaking: true, message: `${where} changed type from ${[...(oldTypes ?? ['any'])].join(' | ')} to ${[...(newTypes ?? ['any'])].join(' | ')}` });
+  if (narrower) changes.push(breaks(`${where} changed type from ${[...(oldTypes ?? ['any'])].join(' | ')} to ${[...(newTypes ?? ['any'])].join(' | ')}`));
   if (Array.isArray(was.enum) && Array.isArray(is.enum)) {
     const [from, to] = [was.enum.map((v) => JSON.stringify(v)), is.enum.map((v) => JSON.stringify(v))];
-    for (const value of from.filter((v) => !to.includes(v))) changes.push({ breaking: input, message: `${where} no longer allows ${value}` });
-    for (const value of to.filter((v) => !from.includes(v))) changes.push({ breaking: !input, message: `${where} now allows ${value}` });
+    for (const value of from.filter((v) => !to.includes(v))) changes.push(change(input, `${where} no longer allows ${value}`));
+    // A reader of a response may not handle the new value (graphql-inspector's "dangerous"); the server reads a request's.
+    for (const value of to.filter((v) => !from.includes(v))) changes.push(input ? safe(`${where} now allows ${value}`) : dangerous(`${where} now allows ${value}`));
+  }
+  if (input && JSON.stringify(was.default) !== JSON.stringify(is.default)) {
+    const [from, to] = [JSON.stringify(was.default), JSON.stringify(is.default)];
+    changes.push(
+      dangerous(was.default === undefined ? `${where} now has the default ${to}` : is.default === undefined ? `${where} no longer has the default ${from}` : `${where} changed its default from ${from} to ${to}`),
+    );
   }
   const [oldProps, newProps] = [isObject(was.properties) ? was.properties : {}, isObject(is.properties) ? is.properties : {}];
   const [oldRequired, newRequired] = [new Set((was.required as string[] | undefined) ?? []), new Set((is.required as string[] | undefined) ?? [])];
   for (const name of Object.keys(oldProps)) {
     const at = `${where}.${name}`;
-    if (!(name in newProps)) changes.push({ breaking: !input, message: `${at} was removed` });
+    if (!(name in newProps)) changes.push(change(!input, `${at} was removed`));
     else {
-      if (input && !oldRequired.has(name) && newRequired.has(name)) changes.push({ breaking: true, message: `${at} became required` });
-      if (!input && oldRequired.has(name) && !newRequired.has(name)) changes.push({ breaking: true, message: `${at} is no longer always present` });
+      if (input && !oldRequired.has(name) && newRequired.has(name)) changes.push(breaks(`${at} became required`));
+      if (!input && oldRequired.has(name) && !newRequired.has(name)) changes.push(breaks(`${at} is no longer always present`));
       compareSchemas(docs, [oldProps[name], newProps[name]], at, input, changes, seen);
     }
   }
   for (const name of Object.keys(newProps)) {
     if (name in oldProps) continue;
     const required = input && newRequired.has(name);
-    changes.push({ breaking: required, message: `${where}.${name} was added${required ? ' (required)' : ''}` });
+    changes.push(change(required, `${where}.${name} was added${required ? ' (required)' : ''}`));
   }
   if (was.items !== undefined && is.items !== undefined) compareSchemas(docs, [was.items, is.items], `${where}[]`, input, changes, seen);
 }
 
 const jsonSchemaOf = (content: unknown): unknown => (isObject(content) ? (content['application/json'] as Json | undefined)?.schema : undefined);
 
-/** The changes from `before` to `after` (two OpenAPI documents), breaking ones first. */
+/** The changes from `before` to `after` (two OpenAPI documents), breaking ones first, then dangerous ones. */
 export function findOpenAPIChanges(before: unknown, after: unknown): Change[] {
-  if (!isObject(before) || !isObject(after)) return [{ breaking: true, message: 'the document is not an OpenAPI object' }];
+  if (!isObject(before) || !isObject(after)) return [breaks('the document is not an OpenAPI object')];
   const changes: Change[] = [];
   const seen = new Set<string>();
   const docs: [Json, Json] = [before, after];
@@ -100,7 +116,7 @@ export function findOpenAPIChanges(before: unknown, after: unknown): Change[] {
       const is = isObject(next) ? next[method] : undefined;
       const name = `${method.toUpperCase()} ${path}`;
       if (!isObject(is)) {
-        changes.push({ breaking: true, message: `${name}${typeof was.operationId === 'string' ? ` (${was.operationId})` : ''} was removed` });
+        changes.push(breaks(`${name}${typeof was.operationId === 'string' ? ` (${was.operationId})` : ''} was removed`));
         continue;
       }
       const params = (op: Json): Map<string, Json> =>
@@ -108,13 +124,13 @@ export function findOpenAPIChanges(before: unknown, after: unknown): Change[] {
       const [oldParams, newParams] = [params(was), params(is)];
       for (const [key, param] of newParams) {
         const old = oldParams.get(key);
-        if (param.required === true && old?.required !== true) changes.push({ breaking: true, message: `${name}: the ${key.replace(' ', ' parameter ')} became required` });
-        else if (old === undefined) changes.push({ breaking: false, message: `${name}: the ${key.replace(' ', ' parameter ')} was added` });
+        if (param.required === true && old?.required !== true) changes.push(breaks(`${name}: the ${key.replace(' ', ' parameter ')} became required`));
+        else if (old === undefined) changes.push(safe(`${name}: the ${key.replace(' ', ' parameter ')} was added`));
         if (old !== undefined) compareSchemas(docs, [old.schema, param.schema], `${name} ${key.replace(' ', ' parameter ')}`, true, changes, seen);
       }
-      for (const key of oldParams.keys()) if (!newParams.has(key)) changes.push({ breaking: false, message: `${name}: the ${key.replace(' ', ' parameter ')} was removed (clients sending it are not refused)` });
+      for (const key of oldParams.keys()) if (!newParams.has(key)) changes.push(safe(`${name}: the ${key.replace(' ', ' parameter ')} was removed (clients sending it are not refused)`));
       const [oldBody, newBody] = [deref(before, was.requestBody), deref(after, is.requestBody)];
-      if (newBody.required === true && oldBody.required !== true) changes.push({ breaking: true, message: `${name}: the request body became required` });
+      if (newBody.required === true && oldBody.required !== true) changes.push(breaks(`${name}: the request body became required`));
       if (jsonSchemaOf(oldBody.content) !== undefined && jsonSchemaOf(newBody.content) !== undefined) {
         compareSchemas(docs, [jsonSchemaOf(oldBody.content), jsonSchemaOf(newBody.content)], `${name} body`, true, changes, seen);
       }
@@ -122,7 +138,7 @@ export function findOpenAPIChanges(before: unknown, after: unknown): Change[] {
       for (const [status, response] of Object.entries(oldResponses)) {
         if (!status.startsWith('2')) continue;
         const next = newResponses[status];
-        if (next === undefined) changes.push({ breaking: true, message: `${name} no longer answers ${status}` });
+        if (next === undefined) changes.push(breaks(`${name} no longer answers ${status}`));
         else compareSchemas(docs, [jsonSchemaOf(deref(before, response).content), jsonSchemaOf(deref(after, next).content)], `${name} ${status} response`, false, changes, seen);
       }
     }
@@ -130,8 +146,9 @@ export function findOpenAPIChanges(before: unknown, after: unknown): Change[] {
   for (const [path, item] of Object.entries(newPaths)) {
     for (const method of METHODS) {
       const old = oldPaths[path];
-      if (isObject(item) && isObject(item[method]) && !(isObject(old) && isObject(old[method]))) changes.push({ breaking: false, message: `${method.toUpperCase()} ${path} was added` });
+      if (isObject(item) && isObject(item[method]) && !(isObject(old) && isObject(old[method]))) changes.push(safe(`${method.toUpperCase()} ${path} was added`));
     }
   }
-  return changes.map((change, index) => ({ change, index })).sort((a, b) => Number(b.change.breaking) - Number(a.change.breaking) || a.index - b.index).map(({ change }) => change);
+  const rank = (found: Change): number => (found.breaking ? 0 : found.dangerous ? 1 : 2);
+  return changes.map((found, index) => ({ found, index })).sort((a, b) => rank(a.found) - rank(b.found) || a.index - b.index).map(({ found }) => found);
 }

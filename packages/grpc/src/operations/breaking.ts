@@ -3,7 +3,7 @@ import protobuf from 'protobufjs';
 /**
  * How a change to a set of .proto files breaks existing clients, from worst to mildest:
  * - `wire`: an old client's bytes decode into the wrong field or type, or a number is free to be
- *   given to another field (what buf's WIRE rules refuse);
+ *   given to another field, or a reserved name is released (what buf's WIRE rules refuse);
  * - `json`: the JSON mapping changes — a field or enum value's name now means another thing or
  *   nothing (what WIRE_JSON adds);
  * - `api`: the bytes are read the same, but a call, field, message or enum value is gone or was
@@ -15,13 +15,19 @@ export type ProtoBreak = 'wire' | 'json' | 'api';
 export interface ProtoChange {
   /** How it breaks existing clients; undefined when it does not (an addition). */
   readonly breaks: ProtoBreak | undefined;
+  /**
+   * True for an addition an old client may receive without knowing it (buf, having no such
+   * category, calls it compatible): an enum value added to an enum that responses carry (or that
+   * no rpc reaches), a field added to a oneof they carry.
+   */
+  readonly dangerous: boolean;
   /** What changed, fully qualified: `shop.Orders.Place`, `shop.PlaceInput.quantity`. */
   readonly path: string;
   /** One sentence saying what changed. */
   readonly message: string;
 }
 
-const SEVERITY: Record<ProtoBreak | 'none', number> = { wire: 0, json: 1, api: 2, none: 3 };
+const SEVERITY: Record<ProtoBreak | 'dangerous' | 'none', number> = { wire: 0, json: 1, api: 2, dangerous: 3, none: 4 };
 
 // Scalar types whose encodings read each other on the wire (buf's FIELD_WIRE_COMPATIBLE_TYPE groups).
 const WIRE_GROUP: Record<string, string> = {
@@ -49,6 +55,7 @@ interface Side {
 }
 
 const bare = (name: string): string => name.replace(/^\./, '');
+const severity = (change: ProtoChange): number => SEVERITY[change.breaks ?? (change.dangerous ? 'dangerous' : 'none')];
 
 function load(files: ReadonlyMap<string, string>, side: string): Side {
   const root = new protobuf.Root();
@@ -113,12 +120,35 @@ const hasPresence = (field: protobuf.Field): boolean => field.options?.proto3_op
 const typeName = (field: protobuf.Field): string =>
   field.resolvedType === null ? field.type : `${field.resolvedType instanceof protobuf.Type ? 'message' : 'enum'} ${bare(field.resolvedType.fullName)}`;
 
+/** The messages and enums of `side` that responses carry (`outputs`) and that any rpc reaches (`reached`), at any depth. */
+function reachable(side: Side): { outputs: Set<protobuf.ReflectionObject>; reached: Set<protobuf.ReflectionObject> } {
+  const walk = (type: protobuf.Type, into: Set<protobuf.ReflectionObject>): void => {
+    if (into.has(type)) return;
+    into.add(type);
+    for (const field of type.fieldsArray) {
+      if (field.resolvedType instanceof protobuf.Type) walk(field.resolvedType, into);
+      else if (field.resolvedType instanceof protobuf.Enum) into.add(field.resolvedType);
+    }
+  };
+  const outputs = new Set<protobuf.ReflectionObject>();
+  const reached = new Set<protobuf.ReflectionObject>();
+  for (const service of side.services.values()) {
+    for (const method of service.methodsArray) {
+      walk(method.resolvedResponseType!, outputs);
+      walk(method.resolvedResponseType!, reached);
+      walk(method.resolvedRequestType!, reached);
+    }
+  }
+  return { outputs, reached };
+}
+
 /** The implementation of `findProtoChanges`: the package exports ../lazy.ts's, which loads this on its first call. */
 export function findProtoChanges(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): ProtoChange[] {
   const old = load(before, 'previous');
   const now = load(after, 'new');
   const changes: ProtoChange[] = [];
-  const add = (breaks: ProtoBreak | undefined, path: string, message: string): void => void changes.push({ breaks, path, message });
+  const add = (breaks: ProtoBreak | undefined, path: string, message: string, dangerous = false): void => void changes.push({ breaks, dangerous, path, message });
+  const { outputs, reached } = reachable(now);
   const pairedTypes = new Set<string>();
   const pairedEnums = new Set<string>();
   const renamed = new Set<string>();
@@ -149,16 +179,28 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
     for (const [name, n] of Object.entries(b.values)) {
       if (Object.values(a.values).includes(n)) continue;
       if (isReserved(a.reserved, n)) add('wire', `${bName}.${name}`, `enum value ${name} of ${bName} takes the reserved number ${n}`);
-      else add(undefined, `${bName}.${name}`, `enum value ${name} (${n}) was added to ${bName}`);
+      else if (outputs.has(b)) add(undefined, `${bName}.${name}`, `enum value ${name} (${n}) was added to ${bName}, which responses carry`, true);
+      // An enum no rpc reaches may be read anywhere; one only requests carry is read by the server alone.
+      else add(undefined, `${bName}.${name}`, `enum value ${name} (${n}) was added to ${bName}`, !reached.has(b));
     }
-    compareReserved(a.reserved, b.reserved, bName);
+    compareReserved(a.reserved, b.reserved, b, bName);
   };
 
-  const compareReserved = (was: protobuf.Type['reserved'], is: protobuf.Type['reserved'], path: string): void => {
+  // buf's RESERVED_MESSAGE_NO_DELETE and RESERVED_ENUM_NO_DELETE are WIRE rules for names as for
+  // numbers, a name that a field or value takes again under a new number included (its old number
+  // stays reserved): the reservation is what keeps the name from coming back, so releasing it is a
+  // `wire` change by buf's categories, which these levels are.
+  const compareReserved = (was: protobuf.Type['reserved'], is: protobuf.Type['reserved'], owner: protobuf.Type | protobuf.Enum, path: string): void => {
     for (const key of reservedKeys(was)) {
       if (isReserved(is, key)) continue;
-      if (typeof key === 'number') add('wire', path, `reserved number ${key} of ${path} is no longer reserved`);
-      else add('json', path, `reserved name "${key}" of ${path} is no longer reserved`);
+      if (typeof key === 'number') {
+        add('wire', path, `reserved number ${key} of ${path} is no longer reserved`);
+        continue;
+      }
+      const field = owner instanceof protobuf.Type ? owner.fields[key] : undefined;
+      const value = owner instanceof protobuf.Enum ? owner.values[key] : undefined;
+      const back = field !== undefined ? ` (field ${key} (${field.id}) takes it again)` : value !== undefined ? ` (value ${key} (${value}) takes it again)` : '';
+      add('wire', path, `reserved name "${key}" of ${path} is no longer reserved${back}`);
     }
   };
 
@@ -193,10 +235,14 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
     }
     for (const field of b.fieldsArray) {
       if (a.fieldsById[field.id] !== undefined) continue;
+      const oneof = field.partOf !== null && field.options?.proto3_optional !== true ? field.partOf.name : undefined;
       if (isReserved(a.reserved, field.id)) add('wire', `${bName}.${field.name}`, `field ${field.name} of ${bName} takes the reserved number ${field.id}: old clients' bytes for the removed field decode into it`);
-      else add(undefined, `${bName}.${field.name}`, `field ${field.name} (${field.id}) was added to ${bName}`);
+      // A new case of a oneof that was there: an old client reading it finds none of the cases it knows set (a union member added).
+      else if (oneof !== undefined && a.oneofs?.[oneof] !== undefined && (outputs.has(b) || !reached.has(b))) {
+        add(undefined, `${bName}.${field.name}`, `field ${field.name} (${field.id}) was added to oneof ${oneof} of ${bName}${outputs.has(b) ? ', which responses carry' : ''}`, true);
+      } else add(undefined, `${bName}.${field.name}`, `field ${field.name} (${field.id}) was added to ${bName}`);
     }
-    compareReserved(a.reserved, b.reserved, bName);
+    compareReserved(a.reserved, b.reserved, b, bName);
   };
 
   const compareFields = (was: protobuf.Field, is: protobuf.Field, path: string): void => {
@@ -264,6 +310,6 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
 
   return changes
     .map((change, index) => ({ change, index }))
-    .sort((x, y) => SEVERITY[x.change.breaks ?? 'none'] - SEVERITY[y.change.breaks ?? 'none'] || x.index - y.index)
+    .sort((x, y) => severity(x.change) - severity(y.change) || x.index - y.index)
     .map(({ change }) => change);
 }

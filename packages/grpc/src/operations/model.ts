@@ -77,6 +77,12 @@ export interface ProtoMethod {
   readonly operation: Operation;
   /** An RPC of a former name of the operation (`aliases`): the method it was renamed to, and it is deprecated. */
   readonly renamedTo?: string | undefined;
+  /**
+   * The enums the messages of a former name's RPC have of their own (those named after the
+   * operation: `GetOrderOutputStatus` beside `FetchOrderOutputStatus`), by schema, for its codec;
+   * the model's `enums` hold the rest.
+   */
+  readonly enums?: ReadonlyMap<object, ProtoEnum> | undefined;
 }
 
 /** A generated service. */
@@ -136,13 +142,16 @@ function deprecationOf(field: FieldShape): true | string | undefined {
 
 /**
  * The methods of an operation's former names (`aliases`), each the name with its first letter
- * upper-cased, as the method was named before the rename. None when `grpc.method` is given: the
- * method never followed the operation's name, so a rename left it as it was.
+ * upper-cased, as the method was named before the rename, with the former name. None when
+ * `grpc.method` is given: the method never followed the operation's name, so a rename left it as
+ * it was.
  */
-function formerMethods(op: Operation): string[] {
+function formerMethods(op: Operation): Array<{ method: string; alias: string }> {
   if (op.grpc?.method !== undefined) return [];
   const own = grpcMethodName(op);
-  return [...new Set((op.aliases ?? []).map(upperFirst))].filter((method) => method !== own);
+  const methods = new Map<string, string>();
+  for (const alias of op.aliases ?? []) if (!methods.has(upperFirst(alias)) && upperFirst(alias) !== own) methods.set(upperFirst(alias), alias);
+  return [...methods].map(([method, alias]) => ({ method, alias }));
 }
 
 /** Whether an operation streams its results (`stream: true`). */
@@ -167,16 +176,50 @@ export function splitService(op: Operation): { pkg: string; service: string } {
   return { pkg, service };
 }
 
+/**
+ * How schemas are named while one RPC's messages are built, and the messages and enums named so:
+ * the app's names, or, for the RPC of a former name, the names the operation gave its schemas
+ * under that name (`GetOrderOutputAddress`), where they differ.
+ */
+interface Naming {
+  readonly names: TypeNames;
+  readonly bySource: Map<object, string>;
+  readonly enumsBySource: Map<object, ProtoEnum>;
+}
+
 class ModelBuilder {
   readonly types = new Map<string, TypeEntry>();
+  readonly app: Naming;
+  private naming: Naming;
 
   /** `names`: every object and enum schema's name, the same in every protocol (core's `typeNames`). */
-  constructor(private readonly names: TypeNames) {}
+  constructor(names: TypeNames) {
+    this.app = { names, bySource: new Map(), enumsBySource: new Map() };
+    this.naming = this.app;
+  }
 
-  readonly bySource = new Map<object, string>();
-  readonly enumsBySource = new Map<object, ProtoEnum>();
+  /** Builds with `naming` (a former name's), and returns what `build` returned. */
+  within<T>(naming: Naming, build: () => T): T {
+    const previous = this.naming;
+    this.naming = naming;
+    try {
+      return build();
+    } finally {
+      this.naming = previous;
+    }
+  }
 
-  private claim(op: Operation, path: string, name: string, source: object | undefined, type: ProtoMessage | ProtoEnum): TypeEntry {
+  /**
+   * The name of a schema and the naming it belongs to: a former name's own for a schema it names
+   * otherwise than the app (one named after the operation), the app's for every other (a schema
+   * with a name of its own, or named after a field of one: one message, whichever RPC reaches it).
+   */
+  private named(shape: ObjectShape | Extract<TypeShape, { kind: 'enum' }>): { name: string; naming: Naming } {
+    const name = this.naming.names.nameOf(shape);
+    return { name, naming: this.naming === this.app || name === this.app.names.nameOf(shape) ? this.app : this.naming };
+  }
+
+  private claim(op: Operation, path: string, name: string, source: object | undefined, type: ProtoMessage | ProtoEnum, naming: Naming = this.naming): TypeEntry {
     if (!isTypeName(name)) {
       fail(op, path, `"${name}" is not a valid proto type name (letters, digits and _, not starting with a digit, not a proto keyword or scalar type): name the schema with .meta({ id })`);
     }
@@ -186,24 +229,25 @@ class ModelBuilder {
     }
     const entry: TypeEntry = { source, where: `operation "${op.name}" at ${path}`, type, refs: new Set() };
     this.types.set(name, entry);
-    if (source !== undefined) this.bySource.set(source, name);
+    if (source !== undefined) naming.bySource.set(source, name);
     return entry;
   }
 
-  /** The message of an object shape: one per schema, named as every protocol names it. */
+  /** The message of an object shape: one per schema (and per former name naming it otherwise), named as every protocol names it. */
   message(op: Operation, shape: ObjectShape, path: string): string {
-    const known = this.bySource.get(shape.source);
+    const { name, naming } = this.named(shape);
+    const known = naming.bySource.get(shape.source);
     if (known !== undefined) return known;
-    return this.build(op, shape, this.names.nameOf(shape), path, shape.source, shape.description);
+    return this.build(op, shape, name, path, shape.source, shape.description, naming);
   }
 
   /**
    * A message with the fields of `shape`, named `name`. `source` is the schema it stands for
    * (undefined for a request or response that takes the fields of an operation's input or output).
    */
-  build(op: Operation, shape: ObjectShape, name: string, path: string, source: object | undefined, description: string | undefined): string {
+  build(op: Operation, shape: ObjectShape, name: string, path: string, source: object | undefined, description: string | undefined, naming: Naming = this.naming): string {
     const fields: ProtoField[] = [];
-    const entry = this.claim(op, path, name, source, { name, fields, description });
+    const entry = this.claim(op, path, name, source, { name, fields, description }, naming);
     const built = new Map<string, ProtoField>();
     const protoNames = new Map<string, string>();
     const json = new Map<string, string>();
@@ -280,14 +324,14 @@ class ModelBuilder {
   }
 
   private enumeration(op: Operation, shape: Extract<TypeShape, { kind: 'enum' }>, path: string): string {
-    const known = this.bySource.get(shape.source);
+    const { name, naming } = this.named(shape);
+    const known = naming.bySource.get(shape.source);
     if (known !== undefined) return known;
-    const name = this.names.nameOf(shape);
     const prefix = upperSnakeCase(name);
     const zero = `${prefix}_UNSPECIFIED`;
     const values: ProtoEnumValue[] = [];
     const generated: ProtoEnum = { name, zero, values, description: shape.description };
-    this.claim(op, path, name, shape.source, generated);
+    this.claim(op, path, name, shape.source, generated, naming);
     const seen = new Map<string, string>();
     for (const value of shape.values) {
       const stem = typeof value === 'string' ? upperSnakeCase(value) : '';
@@ -299,7 +343,7 @@ class ModelBuilder {
       seen.set(proto, value);
       values.push({ proto, value });
     }
-    this.enumsBySource.set(shape.source, generated);
+    naming.enumsBySource.set(shape.source, generated);
     return name;
   }
 
@@ -400,13 +444,22 @@ function wrapper(name: string, single: Single, label: ProtoField['label']): Buil
 export function buildModel(operations: readonly Operation[], taken: ReadonlySet<string> = new Set()): ProtoModel {
   // Names come from every operation given, gRPC or not: a schema has one name in every protocol.
   const builder = new ModelBuilder(typeNames(operations));
+  // A former name's RPC keeps the messages and enums the operation had under that name: the
+  // schemas named after the operation (`<Stem>Input…`, `<Stem>Output…`) are named after the former
+  // name for it, as they were before the rename, so that no message or enum value of the old RPC
+  // goes (buf's MESSAGE_NO_DELETE, ENUM_VALUE_SAME_NAME).
+  const formerNaming = (op: Operation, former: string): Naming => ({
+    names: typeNames(operations.map((other) => (other === op ? { ...op, name: former } : other))),
+    bySource: new Map(),
+    enumsBySource: new Map(),
+  });
   const packages = new Map<string, Map<string, ProtoService>>();
   const methodOwners = new Map<string, Operation>();
   // Names are given in the order of operation names, never of registration.
   const served = operations.filter((op) => op.grpc !== undefined).sort(byName);
   const bindings = served.flatMap((op) => {
-    const own = { op, ...splitService(op), method: grpcMethodName(op), renamedTo: undefined as string | undefined };
-    return [own, ...formerMethods(op).map((method) => ({ ...own, method, renamedTo: own.method }))];
+    const own = { op, ...splitService(op), method: grpcMethodName(op), renamedTo: undefined as string | undefined, former: undefined as string | undefined };
+    return [own, ...formerMethods(op).map(({ method, alias }) => ({ ...own, method, renamedTo: own.method, former: alias }))];
   });
   // A method name two services of one package share would give both the same `<Method>Request`: those take the service's name first.
   const services = new Map<string, Set<string>>();
@@ -417,7 +470,7 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
   const requests = new Set<string>();
   // An operation's own methods first, so that a clash with a former name names the operation that serves the method now.
   const ordered = [...bindings.filter((b) => b.renamedTo === undefined), ...bindings.filter((b) => b.renamedTo !== undefined)];
-  for (const { op, pkg, service, method, renamedTo } of ordered) {
+  for (const { op, pkg, service, method, renamedTo, former } of ordered) {
     if (!isIdentifier(method)) fail(op, renamedTo === undefined ? 'grpc.method' : 'aliases', `"${method}" is not a valid proto method name`);
     const key = `${pkg}.${service}/${method}`;
     const owner = methodOwners.get(key);
@@ -435,15 +488,16 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
     if (op.input.kind !== 'object') fail(op, 'input', 'the input must be an object');
     const stem = services.get(`${pkg}.${method}`)!.size > 1 ? `${service}${method}` : method;
     const input = `${stem}Request`;
-    const requestField = builder.request(op, input);
     const output = `${stem}Response`;
-    const response = builder.response(op, output);
+    const naming = former === undefined ? builder.app : formerNaming(op, former);
+    const { requestField, response } = builder.within(naming, () => ({ requestField: builder.request(op, input), response: builder.response(op, output) }));
     requests.add(input);
     const byService = packages.get(pkg) ?? new Map<string, ProtoService>();
     packages.set(pkg, byService);
     const entry = byService.get(service) ?? { name: service, methods: [] };
     byService.set(service, entry);
-    entry.methods.push({ name: method, input, output, requestField, wrap: response.wrap, responseField: response.field, stream: isStreaming(op), operation: op, renamedTo });
+    const enums = naming.enumsBySource.size > 0 && naming !== builder.app ? { enums: naming.enumsBySource } : {};
+    entry.methods.push({ name: method, input, output, requestField, wrap: response.wrap, responseField: response.field, stream: isStreaming(op), operation: op, renamedTo, ...enums });
   }
   builder.presence(new Set(builder.closure([...requests])));
   const result: ProtoPackage[] = [];
@@ -457,7 +511,7 @@ export function buildModel(operations: readonly Operation[], taken: ReadonlySet<
     checkPackageScope(name, serviceList, types, taken);
     result.push({ name, file: protoFileOf(name), services: serviceList, messages: messages.sort(byName), enums: enums.sort(byName) });
   }
-  return { packages: result, enums: builder.enumsBySource };
+  return { packages: result, enums: builder.app.enumsBySource };
 }
 
 /** Services, types and enum values share one scope per package (protoc's rule); none may be defined twice or by the user's proto. */

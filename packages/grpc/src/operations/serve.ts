@@ -63,6 +63,8 @@ export function serveOperations(operations: readonly Operation[], previous: Prev
     Object.assign(definition, fromJSON(parsed.root.toJSON(), OPERATION_LOADER_OPTIONS));
   }
   const codecs = new Codecs(model.enums);
+  // A former name's RPC with enums of its own (named after that name) converts with those.
+  const codecsOf = (method: ProtoMethod): Codecs => (method.enums === undefined ? codecs : new Codecs(new Map([...model.enums, ...method.enums])));
   const services: ResolvedService[] = [];
   for (const pkg of model.packages) {
     for (const service of pkg.services) {
@@ -71,8 +73,8 @@ export function serveOperations(operations: readonly Operation[], previous: Prev
       const serviceDefinition: ServiceDefinition = { ...(definition[name] as ServiceDefinition) };
       const methods = service.methods.map((method): RunnableMethod => {
         const loaded = serviceDefinition[method.name]!;
-        if (!method.stream) return { rpc: { service: name, method: method.name, type: 'unary' }, path: loaded.path, impl: implementation(method, codecs) };
-        const served = streamMethod(method, loaded, codecs, streams);
+        if (!method.stream) return { rpc: { service: name, method: method.name, type: 'unary' }, path: loaded.path, impl: implementation(method, codecsOf(method)) };
+        const served = streamMethod(method, loaded, codecsOf(method), streams);
         serviceDefinition[method.name] = served.definition;
         return { rpc: { service: name, method: method.name, type: 'serverStream' }, path: loaded.path, impl: served.impl, sendsOwnHeaders: true };
       });
