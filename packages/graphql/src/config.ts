@@ -1,7 +1,7 @@
 import { checkOptions, type CheckOptionsConfig } from '@fw/core/plugin';
 import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { graphqlLib } from './internal/graphql-lib.js';
-import type { GraphQLConfig, GraphQLContextFactory, GraphQLLimits, GraphQLLogger, GraphQLSubscriptionsConfig } from './types.js';
+import type { GraphQLConfig, GraphQLContextFactory, GraphQLExecutor, GraphQLLimits, GraphQLLogger, GraphQLSubscriptionsConfig } from './types.js';
 
 /** Default endpoint path. */
 export const DEFAULT_GRAPHQL_PATH = '/graphql';
@@ -43,6 +43,7 @@ const CONFIG_KEYS: Record<keyof GraphQLConfig, true> = {
   limits: true,
   validationRules: true,
   documentCache: true,
+  executor: true,
   persistedQueries: true,
   subscriptions: true,
   onLog: true,
@@ -50,6 +51,7 @@ const CONFIG_KEYS: Record<keyof GraphQLConfig, true> = {
 const KNOWN_KEYS = Object.keys(CONFIG_KEYS);
 const CACHE_KEYS = ['maxEntries', 'maxSize'];
 const PLAYGROUND_KEYS: Array<keyof Exclude<NonNullable<GraphQLConfig['playground']>, boolean>> = ['defaultQuery'];
+const EXECUTORS: readonly GraphQLExecutor[] = ['graphql-js', 'jit'];
 const SUBSCRIPTION_KEYS = Object.keys(DEFAULT_GRAPHQL_SUBSCRIPTIONS);
 const LIMIT_KEYS = Object.keys(DEFAULT_GRAPHQL_LIMITS);
 
@@ -78,6 +80,8 @@ export interface ResolvedGraphQLConfig {
   limits: Required<GraphQLLimits>;
   validationRules: readonly ValidationRule[];
   documentCache: { maxEntries: number; maxSize: number } | false;
+  /** What executes queries and mutations. */
+  executor: GraphQLExecutor;
   /** The bounds of the persisted query store (those of the document cache), or false when off. */
   persistedQueries: { maxEntries: number; maxSize: number } | false;
   /** Subscription settings, or false when subscriptions are refused. */
@@ -162,6 +166,12 @@ export function validateGraphQLConfig(config: unknown): asserts config is GraphQ
       }
     }
   }
+  if (c.executor !== undefined && !EXECUTORS.includes(c.executor as GraphQLExecutor)) {
+    throw new TypeError(`GraphQL config: \`executor\` must be 'graphql-js' or 'jit', got ${describe(c.executor)}.`);
+  }
+  if (c.executor === 'jit' && c.documentCache === false) {
+    throw new TypeError("GraphQL config: `executor: 'jit'` compiles cached documents and needs the document cache; remove `documentCache: false` or the executor option.");
+  }
   if (c.documentCache !== undefined && c.documentCache !== false) {
     const cache = c.documentCache;
     if (cache === null || typeof cache !== 'object' || Array.isArray(cache)) throw new TypeError(`GraphQL config: \`documentCache\` must be an object or false, got ${describe(cache)}.`);
@@ -196,6 +206,7 @@ export function resolveGraphQLConfig(value: unknown): ResolvedGraphQLConfig {
     limits,
     validationRules: config.validationRules ?? [],
     documentCache: cache,
+    executor: config.executor ?? 'graphql-js',
     persistedQueries: config.persistedQueries === false ? false : cache === false ? { ...DEFAULT_CACHE } : { ...cache },
     subscriptions: config.subscriptions === false ? false : { ...DEFAULT_GRAPHQL_SUBSCRIPTIONS, ...stripUndefined(config.subscriptions ?? {}) },
     onLog: config.onLog,

@@ -13,6 +13,7 @@ export type {
   GraphQLConfig,
   GraphQLContextFactory,
   GraphQLDocumentCacheConfig,
+  GraphQLExecutor,
   GraphQLHandler,
   GraphQLLimits,
   GraphQLLogger,

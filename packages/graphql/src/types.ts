@@ -72,6 +72,9 @@ export interface GraphQLSubscriptionsConfig {
   connectionInitTimeout?: number;
 }
 
+/** What executes queries and mutations: graphql-js, or graphql-jit's compiled code where it answers as graphql-js does. */
+export type GraphQLExecutor = 'graphql-js' | 'jit';
+
 /** Configuration of the GraphQL endpoint (`GraphQLConfig`, with production options). */
 export interface GraphQLConfig<TContext = unknown> {
   /** The endpoint path (exact match). @default '/graphql' */
@@ -105,6 +108,13 @@ export interface GraphQLConfig<TContext = unknown> {
   validationRules?: readonly ValidationRule[];
   /** Bounds of the document cache, or `false` to parse and validate every request. @default { maxEntries: 1000, maxSize: 4194304 } */
   documentCache?: GraphQLDocumentCacheConfig | false;
+  /**
+   * What executes queries and mutations. `'graphql-js'`: graphql-js's `execute`, for every request.
+   * `'jit'`: a cached document is compiled by graphql-jit from its second request, when its
+   * operation has none of the shapes graphql-jit answers differently (those keep running on
+   * graphql-js; the README lists them). Needs the document cache. @default 'graphql-js'
+   */
+  executor?: GraphQLExecutor;
   /**
    * Automatic persisted queries (Apollo's APQ): a request may send `extensions.persistedQuery.sha256Hash`
    * instead of the query once the query was sent with its hash. The store has the bounds of

@@ -51,6 +51,12 @@ describe('validateGraphQLConfig', () => {
     expect(() => validateGraphQLConfig({ schema, limits: { maxAliases: 2.5 } })).toThrow(/`limits.maxAliases`/);
     expect(() => validateGraphQLConfig({ schema, documentCache: { maxEntries: -1 } })).toThrow(/`documentCache.maxEntries` must be a positive integer/);
     expect(() => validateGraphQLConfig({ schema, validationRules: ['x'] })).toThrow(/`validationRules` must be an array/);
+    expect(() => validateGraphQLConfig({ schema, executor: 'graphql-jit' })).toThrow(/`executor` must be 'graphql-js' or 'jit', got the string "graphql-jit"/);
+  });
+
+  it('refuses the compiled executor without the document cache it compiles from', () => {
+    expect(() => validateGraphQLConfig({ schema, executor: 'jit', documentCache: false })).toThrow(/`executor: 'jit'` compiles cached documents and needs the document cache/);
+    expect(() => validateGraphQLConfig({ schema, executor: 'graphql-js', documentCache: false })).not.toThrow();
   });
 
   it('accepts a schema built with new GraphQLSchema and every documented option', () => {
@@ -67,6 +73,7 @@ describe('validateGraphQLConfig', () => {
         limits: { maxDepth: 5, maxAliases: false, maxRootFields: 3, maxDocumentSize: 1000, maxTokens: 100 },
         validationRules: [],
         documentCache: { maxEntries: 10, maxSize: 1000 },
+        executor: 'jit',
         onLog: () => undefined,
       }),
     ).not.toThrow();

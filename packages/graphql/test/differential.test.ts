@@ -5,8 +5,8 @@ import { compiledFallback } from '../src/internal/executor.js';
 import { buildDifferentialSchema, generateDocument, maskedReference, prng, resetState, type DiffContext, type GeneratedRequest } from './fixtures/differential.js';
 import { gql } from './helpers.js';
 
-// fw runs a document with graphql-js on its first request and compiled by graphql-jit from its
-// second. Every answer, on every run, must be graphql-js's own (`graphql()` on the same schema, data
+// With `executor: 'jit'`, fw runs a document with graphql-js on its first request and compiled by
+// graphql-jit from its second. Every answer, on every run, must be graphql-js's own (`graphql()` on the same schema, data
 // and context, in this process) with fw's documented masking applied to it.
 
 const schema = buildDifferentialSchema();
@@ -24,7 +24,7 @@ const ignoreRejection = (): void => undefined;
 beforeAll(async () => {
   process.on('unhandledRejection', ignoreRejection);
   app = new Application({ onLog: () => undefined });
-  app.register(graphqlPlugin({ schema, context: () => contextValue, onLog: () => undefined }));
+  app.register(graphqlPlugin({ schema, context: () => contextValue, onLog: () => undefined, executor: 'jit' }));
   const info = await app.listen(0, '127.0.0.1');
   endpoint = `http://127.0.0.1:${info.port}/graphql`;
 });

@@ -3,10 +3,11 @@ import type { GraphQLScalarType} from 'graphql';
 import { buildSchema, GraphQLError, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { gql, serve, type Served } from './helpers.js';
 
-// A document runs through graphql-js on its first request and compiled by graphql-jit from its
-// second on (when graphql-jit supports it). Each test sends a document several times and wants the
-// same answer every time; `engine` tells which executor ran: graphql-jit runs against a copy of the
-// schema (with graphql-js's default resolution on every field), so `info.schema` is not the served one.
+// With `executor: 'jit'`, a document runs through graphql-js on its first request and compiled by
+// graphql-jit from its second on (when graphql-jit answers it as graphql-js does). Each test sends a
+// document several times and wants the same answer every time; `engine` tells which executor ran:
+// graphql-jit runs against a copy of the schema (with graphql-js's default resolution on every
+// field), so `info.schema` is not the served one.
 
 const schema: GraphQLSchema = buildSchema(/* GraphQL */ `
   directive @audit(reason: String) on FIELD
@@ -99,7 +100,7 @@ const logged: string[] = [];
 let served: Served;
 
 beforeAll(async () => {
-  served = await serve({ schema, rootValue, onLog: (message) => void logged.push(message) });
+  served = await serve({ schema, rootValue, executor: 'jit', onLog: (message) => void logged.push(message) });
 });
 
 afterAll(() => served.close());
@@ -219,6 +220,17 @@ describe('compiled execution (graphql-jit)', () => {
     expect(engines.at(-1)).toBe('graphql-jit');
     expect(logged).toHaveLength(3);
     expect(logged.every((m) => m.includes('Cannot return null for non-nullable field Query.missing.'))).toBe(true);
+  });
+});
+
+describe('the default executor', () => {
+  it('is graphql-js, on every run', async () => {
+    const plain = await serve({ schema, rootValue });
+    try {
+      for (let i = 0; i < 3; i++) expect((await gql(plain.endpoint, { query: '{ engine }' })).body).toEqual({ data: { engine: 'graphql-js' } });
+    } finally {
+      await plain.close();
+    }
   });
 });
 

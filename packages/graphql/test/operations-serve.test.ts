@@ -416,7 +416,7 @@ describe('graphql-http server audits, on a schema generated from operations', ()
   }
 });
 
-describe('documents with operations, run compiled', () => {
+describe("documents with operations, run compiled (executor: 'jit')", () => {
   /** A root value whose method reads a private field: it answers only with the root value itself as `this`. */
   class Root {
     readonly #greeting = 'hi';
@@ -432,7 +432,7 @@ describe('documents with operations, run compiled', () => {
 
   it('are compiled by graphql-jit from their second run on, each request with its own fw context, root value methods called on the root value', async () => {
     const rootValue = new Root();
-    const served = await start([whoAmI, getBook], { prepare: (app) => app.use(appUser), config: { schema: buildSchema('type Query { hello: String, engine: String }'), rootValue } });
+    const served = await start([whoAmI, getBook], { prepare: (app) => app.use(appUser), config: { schema: buildSchema('type Query { hello: String, engine: String }'), rootValue, executor: 'jit' } });
     try {
       const query = '{ hello engine whoAmI { user protocol } getBook(id: "1") { title } }';
       for (const user of ['u1', 'u2', 'u3']) {
@@ -449,7 +449,7 @@ describe('documents with operations, run compiled', () => {
   });
 
   it('run mutations in order, each operation with the fw context', async () => {
-    const served = await start([whoAmI, addBook], { prepare: (app) => app.use(appUser) });
+    const served = await start([whoAmI, addBook], { prepare: (app) => app.use(appUser), config: { executor: 'jit' } });
     try {
       const query = 'mutation { a: addBook(input: { title: "A", isbn: null }) { title } b: addBook(input: { title: "B", isbn: null }) { title } }';
       for (let i = 0; i < 3; i++) {

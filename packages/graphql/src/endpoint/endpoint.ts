@@ -56,11 +56,13 @@ export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSour
   const { rootValue, maskErrors } = config;
   const { log, maxJsonDepth } = host;
   const executor = createExecutor();
-  // graphql-jit is optional: until it has loaded, or without it, graphql-js executes everything.
-  import('graphql-jit').then(
-    (module: JitModule) => executor.setJit(module),
-    () => undefined,
-  );
+  // graphql-jit is loaded for `executor: 'jit'` only; until it has loaded, or without it, graphql-js executes everything.
+  if (config.executor === 'jit') {
+    import('graphql-jit').then(
+      (module: JitModule) => executor.setJit(module),
+      () => undefined,
+    );
+  }
   const documents = new Documents(config, executor);
   const persisted = new PersistedQueries(config.persistedQueries);
   const contextOf = createContextStep(config, log);
