@@ -136,6 +136,19 @@ describe('compiled execution (graphql-jit)', () => {
     expect(answers.map((a) => JSON.parse(a.text).data.engine)).toEqual(['graphql-js', 'graphql-jit', 'graphql-jit']);
   });
 
+  it('compiles without assigning globalThis.Function (graphql-jit gets a Function of its own)', async () => {
+    const original = Object.getOwnPropertyDescriptor(globalThis, 'Function')!;
+    const assigned: unknown[] = [];
+    Object.defineProperty(globalThis, 'Function', { configurable: true, get: () => original.value as unknown, set: (value: unknown) => void assigned.push(value) });
+    try {
+      await repeat({ query: '{ engine hello(name: "Function") }' }, 3);
+    } finally {
+      Object.defineProperty(globalThis, 'Function', original);
+    }
+    expect(engines).toEqual(['graphql-js', 'graphql-jit', 'graphql-jit']);
+    expect(assigned).toEqual([]);
+  });
+
   it('calls root value functions with (args, context, info), as graphql-js does', async () => {
     expectSame(await repeat({ query: '{ a: hello b: hello(name: "fw") engine }' }, 3), {
       status: 200,

@@ -4,6 +4,7 @@ import { GraphQLError, OperationTypeNode, type ExecutionArgs } from 'graphql';
 import type { ResolvedGraphQLConfig } from '../config.js';
 import { createErrorFormatter } from '../internal/errors.js';
 import { createExecutor, type JitModule } from '../internal/executor.js';
+import { loadJit } from '../internal/jit-loader.js';
 import { createPlayground, type Playground } from '../internal/playground.js';
 import type { SchemaSource } from '../operations/source.js';
 import { createOperationStarter, type StartOperation } from '../subscriptions/operation.js';
@@ -55,14 +56,8 @@ export interface Endpoint {
 export function createEndpoint(config: ResolvedGraphQLConfig, source: SchemaSource, host: EndpointHost): Endpoint {
   const { rootValue, maskErrors } = config;
   const { log, maxJsonDepth } = host;
-  const executor = createExecutor();
-  // graphql-jit is loaded for `executor: 'jit'` only; until it has loaded, or without it, graphql-js executes everything.
-  if (config.executor === 'jit') {
-    import('graphql-jit').then(
-      (module: JitModule) => executor.setJit(module),
-      () => undefined,
-    );
-  }
+  // graphql-jit is loaded at the first compilation; without it, graphql-js executes everything.
+  const executor = createExecutor(config.executor === 'jit' ? () => loadJitOrLog(log) : undefined);
   const documents = new Documents(config, executor);
   const persisted = new PersistedQueries(config.persistedQueries);
   const contextOf = createContextStep(config, log);
@@ -144,3 +139,13 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
+
+/** graphql-jit, or undefined (logged once) when it cannot be loaded: graphql-js then runs every operation. */
+function loadJitOrLog(log: LogFunction): JitModule | undefined {
+  try {
+    return loadJit();
+  } catch (err) {
+    log("GraphQL: graphql-jit could not be loaded (executor: 'jit'); graphql-js executes every operation", err);
+    return undefined;
+  }
+}

@@ -114,18 +114,20 @@ describe('the compiled budget', () => {
     expect(a.plan.compiled).toBeUndefined();
   });
 
-  it('compiles without leaving its Function in place, even when compilation throws', () => {
-    const original = globalThis.Function;
-    const executor = createExecutor({
-      compileQuery: () => {
-        expect(globalThis.Function).not.toBe(original);
-        throw new Error('cannot compile');
-      },
+  it('loads graphql-jit with its first compilation, once, and runs graphql-js when that fails', () => {
+    let loads = 0;
+    const executor = createExecutor(() => {
+      loads += 1;
+      throw new Error('not installed');
     });
     const a = planOf(1, 'A');
+    const b = planOf(2, 'B');
     runTwice(executor, a);
+    runTwice(executor, b);
+    expect(loads).toBe(1);
     expect(a.plan.compiled).toBeNull();
-    expect(globalThis.Function).toBe(original);
+    expect(a.plan.fallback).toBe('graphql-jit could not be loaded');
+    expect(executor.run(b.plan, b.args)).toEqual({ data: { f0: 0, f1: 1 } });
   });
 });
 

@@ -40,7 +40,6 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { compileQuery } from 'graphql-jit';
-import { compileFunction } from 'node:vm';
 import { inspect } from './inspect.js';
 
 /** What the executor needs of graphql-jit. */
@@ -116,12 +115,26 @@ export interface Executor {
 }
 
 /**
- * The executor. `jit` is graphql-jit's module, undefined when it is not installed (or not loaded
- * yet: `setJit` supplies it later).
+ * The executor. `jit` is graphql-jit's module, or a function that loads it, called once, at the
+ * first compilation (undefined, or a load that throws: graphql-js runs everything); without it
+ * every operation runs on graphql-js.
  */
-export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT_COMPILED_BUDGET): Executor & { setJit(module: JitModule | undefined): void } {
+export function createExecutor(jit?: JitModule | (() => JitModule | undefined), budget: CompiledBudget = DEFAULT_COMPILED_BUDGET): Executor {
   checkBudget(budget);
-  let compile = jit?.compileQuery;
+  let load = typeof jit === 'function' ? jit : undefined;
+  let compile = typeof jit === 'function' ? undefined : jit?.compileQuery;
+  const compiler = (): typeof compileQuery | undefined => {
+    if (load !== undefined) {
+      const loading = load;
+      load = undefined;
+      try {
+        compile = loading()?.compileQuery;
+      } catch {
+        compile = undefined;
+      }
+    }
+    return compile;
+  };
   const copies = new WeakMap<GraphQLSchema, GraphQLSchema>();
   // Compiled plans, least recently used first (a Map keeps insertion order).
   const held = new Map<OperationPlan, number>();
@@ -152,7 +165,11 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
   };
 
   const compilePlan = (plan: OperationPlan, args: ExecutionArgs): CompiledRun | null => {
-    if (compile === undefined) return null;
+    const compile = compiler();
+    if (compile === undefined) {
+      plan.fallback = 'graphql-jit could not be loaded';
+      return null;
+    }
     if ((plan.compilations ?? 0) >= MAX_COMPILATIONS) {
       plan.fallback = `it was compiled ${MAX_COMPILATIONS} times and dropped for others each time`;
       return null;
@@ -175,7 +192,7 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
     const name = plan.operation.name?.value;
     let compiled: ReturnType<typeof compileQuery>;
     try {
-      compiled = withoutEvalCache(() => compile!(copy, args.document, name, { customJSONSerializer: true }));
+      compiled = compile(copy, args.document, name, { customJSONSerializer: true });
     } catch {
       plan.fallback = 'graphql-jit cannot compile it';
       return null;
@@ -192,11 +209,8 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
   };
 
   return {
-    setJit(module) {
-      compile = module?.compileQuery;
-    },
     run(plan, args) {
-      if (plan === undefined || args.fieldResolver != null || compile === undefined) return execute(args);
+      if (plan === undefined || args.fieldResolver != null || (compile === undefined && load === undefined)) return execute(args);
       let compiled = plan.compiled;
       if (compiled === undefined) {
         plan.runs += 1;
@@ -242,28 +256,6 @@ export function createExecutor(jit?: JitModule, budget: CompiledBudget = DEFAULT
       return totalWeight;
     },
   };
-}
-
-/**
- * Runs `fn` (graphql-jit's compilation, synchronous) with `Function` made by `vm.compileFunction`:
- * V8 keeps the source of what `new Function` compiles in its eval cache until its bytecode ages
- * out, some 100 KB per compiled operation beyond the compiled budget; `vm.compileFunction` makes
- * the same function (global scope, sloppy mode) without that cache. Restored before returning.
- */
-function withoutEvalCache<T>(fn: () => T): T {
-  const original = globalThis.Function;
-  const replacement = function (...parts: string[]): unknown {
-    const body = parts.length === 0 ? '' : parts[parts.length - 1]!;
-    const params = parts.slice(0, -1).flatMap((param) => String(param).split(',').map((p) => p.trim())).filter((p) => p !== '');
-    return compileFunction(String(body), params);
-  } as unknown as FunctionConstructor;
-  Object.defineProperty(replacement, 'prototype', { value: original.prototype });
-  globalThis.Function = replacement;
-  try {
-    return fn();
-  } finally {
-    globalThis.Function = original;
-  }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
