@@ -25,8 +25,8 @@ const schema: GraphQLSchema = buildSchema(/* GraphQL */ `
   }
   union Pet = Cat | Dog
   type Query {
-    engine: String!
-    hello(name: String, on: Date): String!
+    engine: String
+    hello(name: String, on: Date): String
     user(id: ID!): User
     pets: [Pet!]!
     named: [Named!]!
@@ -43,9 +43,11 @@ const schema: GraphQLSchema = buildSchema(/* GraphQL */ `
     tags: [String!]
   }
   type User {
-    id: ID!
-    name: String!
+    id: ID
+    name: String
     friends(first: Int = 2): [User!]!
+    friend(n: Int = 1): User
+    missing: String!
   }
 `);
 
@@ -56,7 +58,10 @@ class UserRecord {
     readonly name: string,
   ) {}
   friends({ first }: { first: number }): UserRecord[] {
-    return Array.from({ length: first }, (_, i) => new UserRecord(`${this.id}.${i + 1}`, `Friend ${i + 1}`));
+    return Array.from({ length: first }, (_, i) => this.friend({ n: i + 1 }));
+  }
+  friend({ n }: { n: number }): UserRecord {
+    return new UserRecord(`${this.id}.${n}`, `Friend ${n}`);
   }
 }
 
@@ -158,25 +163,24 @@ describe('compiled execution (graphql-jit)', () => {
   });
 
   it('calls methods of source objects, nested, with their arguments', async () => {
-    const query = 'query ($id: ID!, $n: Int!) { engine user(id: $id) { id name friends(first: $n) { id friends(first: 1) { name } } } }';
+    const query = 'query ($id: ID!, $n: Int!) { engine user(id: $id) { id name friend(n: $n) { id friend { name } } } }';
     const answers = await repeat({ query, variables: { id: '7', n: 2 } }, 3);
     expect(engines.at(-1)).toBe('graphql-jit');
-    const friend = (id: string) => ({ id, friends: [{ name: 'Friend 1' }] });
     expectSame(answers, {
       status: 200,
-      body: { data: { engine: expect.any(String), user: { id: '7', name: 'User 7', friends: [friend('7.1'), friend('7.2')] } } },
+      body: { data: { engine: expect.any(String), user: { id: '7', name: 'User 7', friend: { id: '7.2', friend: { name: 'Friend 1' } } } } },
     });
   });
 
   it('writes the compiled result byte for byte as JSON.stringify does: escapes, nulls, aliases, fragments', async () => {
     const name = 'q"\\ \u0000\u001f \u2028\u2029 \ud800 é 😀 </script>';
     const query =
-      'query ($name: String, $id: ID!) { a: hello(name: $name) engine ...F user(id: $id) { ... on User { id } name friends(first: 0) { id } } missingUser: user(id: "none") { id } } fragment F on Query { b: hello }';
+      'query ($name: String, $id: ID!) { a: hello(name: $name) engine ...F user(id: $id) { ... on User { id } name friend(n: 0) { id } } missingUser: user(id: "none") { id } } fragment F on Query { b: hello }';
     const answers = await repeat({ query, variables: { name, id: '3' } }, 3);
     expect(engines.at(-1)).toBe('graphql-jit');
     expectSame(answers, {
       status: 200,
-      body: { data: { a: `Hello ${name}`, engine: expect.any(String), b: 'Hello world', user: { id: '3', name: 'User 3', friends: [] }, missingUser: { id: 'none' } } },
+      body: { data: { a: `Hello ${name}`, engine: expect.any(String), b: 'Hello world', user: { id: '3', name: 'User 3', friend: { id: '3.0' } }, missingUser: { id: 'none' } } },
     });
     expect(answers[2]!.text).toBe(JSON.stringify(JSON.parse(answers[2]!.text)));
   });
@@ -225,14 +229,23 @@ describe('compiled execution (graphql-jit)', () => {
   });
 
   it('masks and logs a null in a non-null field, as graphql-js does', async () => {
-    const answers = await repeat({ query: '{ engine missing }' }, 3);
+    const answers = await repeat({ query: '{ engine user(id: "1") { missing } }' }, 3);
     expectSame(answers, {
       status: 200,
-      body: { data: null, errors: [{ message: 'Internal server error', locations: [{ line: 1, column: 10 }], path: ['missing'], extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] },
+      body: {
+        data: { engine: expect.any(String), user: null },
+        errors: [{ message: 'Internal server error', locations: [{ line: 1, column: 26 }], path: ['user', 'missing'], extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }],
+      },
     });
     expect(engines.at(-1)).toBe('graphql-jit');
     expect(logged).toHaveLength(3);
-    expect(logged.every((m) => m.includes('Cannot return null for non-nullable field Query.missing.'))).toBe(true);
+    expect(logged.every((m) => m.includes('Cannot return null for non-nullable field User.missing.'))).toBe(true);
+    // Alone at the root, it takes the whole data away.
+    const alone = await repeat({ query: '{ missing }' }, 3);
+    expectSame(alone, {
+      status: 200,
+      body: { data: null, errors: [{ message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['missing'], extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] },
+    });
   });
 });
 
@@ -248,6 +261,21 @@ describe('the default executor', () => {
 });
 
 describe('documents graphql-js keeps executing', () => {
+  it('lists', async () => {
+    expectSame(await repeat({ query: '{ engine user(id: "7") { friends(first: 1) { id } } }' }, 3), {
+      status: 200,
+      body: { data: { engine: 'graphql-js', user: { friends: [{ id: '7.1' }] } } },
+    });
+  });
+
+  it('a non-null field beside other fields', async () => {
+    expectSame(await repeat({ query: '{ engine missing }' }, 3), {
+      status: 200,
+      body: { data: null, errors: [{ message: 'Internal server error', locations: [{ line: 1, column: 10 }], path: ['missing'], extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] },
+    });
+    expect(engines).toEqual(['graphql-js', 'graphql-js', 'graphql-js']);
+  });
+
   it('union selections (type resolved by __typename)', async () => {
     expectSame(await repeat({ query: '{ engine pets { __typename ... on Cat { lives } ... on Dog { good } } }' }, 3), {
       status: 200,
@@ -274,6 +302,6 @@ describe('documents graphql-js keeps executing', () => {
 
   it('introspection', async () => {
     const answers = await repeat({ query: '{ engine __type(name: "User") { name fields { name } } }' }, 3);
-    expect(JSON.parse(answers[2]!.text).data).toEqual({ engine: 'graphql-js', __type: { name: 'User', fields: [{ name: 'id' }, { name: 'name' }, { name: 'friends' }] } });
+    expect(JSON.parse(answers[2]!.text).data).toEqual({ engine: 'graphql-js', __type: { name: 'User', fields: [{ name: 'id' }, { name: 'name' }, { name: 'friends' }, { name: 'friend' }, { name: 'missing' }] } });
   });
 });

@@ -417,6 +417,15 @@ describe('graphql-http server audits, on a schema generated from operations', ()
 });
 
 describe("documents with operations, run compiled (executor: 'jit')", () => {
+  /** whoAmI with a nullable answer: beside other root fields it stays compiled (see compiledFallback). */
+  const whoIsIt = defineTestOperation({
+    name: 'whoIsIt',
+    output: t.nullable(t.object({ user: t.string() })),
+    graphql: { type: 'query' },
+    middleware: [requireUser],
+    handler: (_input, ctx) => ({ user: (ctx.user as { id: string }).id }),
+  });
+
   /** A root value whose method reads a private field: it answers only with the root value itself as `this`. */
   class Root {
     readonly #greeting = 'hi';
@@ -432,12 +441,15 @@ describe("documents with operations, run compiled (executor: 'jit')", () => {
 
   it('are compiled by graphql-jit from their second run on, each request with its own fw context, root value methods called on the root value', async () => {
     const rootValue = new Root();
-    const served = await start([whoAmI, getBook], { prepare: (app) => app.use(appUser), config: { schema: buildSchema('type Query { hello: String, engine: String }'), rootValue, executor: 'jit' } });
+    const served = await start([whoIsIt, getBook], {
+      prepare: (app) => app.use(appUser),
+      config: { schema: buildSchema('type Query { hello: String, engine: String }'), rootValue, executor: 'jit' },
+    });
     try {
-      const query = '{ hello engine whoAmI { user protocol } getBook(id: "1") { title } }';
+      const query = '{ hello engine whoIsIt { user } getBook(id: "1") { title } }';
       for (const user of ['u1', 'u2', 'u3']) {
         const res = await gql(served.endpoint, { query }, { headers: { 'x-user': user } });
-        expect(res.body).toEqual({ data: { hello: 'hi', engine: 'ok', whoAmI: { user, protocol: 'graphql' }, getBook: { title: 'Dune' } } });
+        expect(res.body).toEqual({ data: { hello: 'hi', engine: 'ok', whoIsIt: { user }, getBook: { title: 'Dune' } } });
       }
       // graphql-jit runs against its own copy of the served schema; graphql-js runs the first request.
       expect(rootValue.schemas).toHaveLength(3);
@@ -449,6 +461,7 @@ describe("documents with operations, run compiled (executor: 'jit')", () => {
   });
 
   it('run mutations in order, each operation with the fw context', async () => {
+    // Two non-null fields beside each other: graphql-js runs it (see compiledFallback).
     const served = await start([whoAmI, addBook], { prepare: (app) => app.use(appUser), config: { executor: 'jit' } });
     try {
       const query = 'mutation { a: addBook(input: { title: "A", isbn: null }) { title } b: addBook(input: { title: "B", isbn: null }) { title } }';

@@ -1,6 +1,7 @@
 import { buildSchema, defaultFieldResolver, getOperationAST, parse, type ExecutionArgs } from 'graphql';
 import * as jit from 'graphql-jit';
-import { COMPILE_ON_RUN, compiledFallback, createExecutor, jitRunsLikeExecute, type OperationPlan } from './executor.js';
+import { compiledFallback, jitRunsLikeExecute } from './compiled-fallback.js';
+import { COMPILE_ON_RUN, createExecutor, type OperationPlan } from './executor.js';
 
 const schema = buildSchema(`
   type Query { hello: String! pet: Pet }
@@ -167,12 +168,39 @@ describe('the benchmark scenarios (bench/http/scenarios.mjs)', () => {
     type User { id: ID!, name: String!, email: String!, friends(first: Int = 2): [User!]! }
   `);
   it.each([
-    '{ hello }',
-    '{ user(id: "1") { id name } }',
-    'query User($id: ID!, $first: Int!) { user(id: $id) { id name email friends(first: $first) { id name friends(first: 1) { id } } } }',
-    'mutation CreateUser($input: CreateUserInput!) { createUser(input: $input) { id name email } }',
-  ])('are compiled: %s', (query) => {
+    ['{ hello }', undefined],
+    ['{ user(id: "1") { id name } }', 'the non-null field User.id is selected beside other fields'],
+    ['query User($id: ID!, $first: Int!) { user(id: $id) { id name email friends(first: $first) { id name friends(first: 1) { id } } } }', 'it selects the list field User.friends'],
+    ['mutation CreateUser($input: CreateUserInput!) { createUser(input: $input) { id name email } }', 'the non-null field User.id is selected beside other fields'],
+  ])('%s: %s', (query, reason) => {
     const document = parse(query);
-    expect(compiledFallback(bench, document, getOperationAST(document)!)).toBeUndefined();
+    expect(compiledFallback(bench, document, getOperationAST(document)!)).toBe(reason);
+  });
+});
+
+describe('compiledFallback: failures beside each other', () => {
+  const shapes = buildSchema(`
+    type Query { nn: String!, n: String, o: O, oNN: O!, list: [String], listNN: [O!]! }
+    type O { nn: String!, n: String, m: String, o: O, oNN: O! }
+  `);
+  it.each([
+    ['{ nn }', undefined],
+    ['{ nn __typename }', undefined],
+    ['{ n o { n m o { nn } } }', undefined],
+    ['{ a: nn a: nn }', undefined],
+    ['{ oNN { oNN { nn } } }', undefined],
+    ['{ o { oNN { n m } } n }', undefined],
+    ['{ o { oNN { n } m } }', 'the non-null field O.oNN is selected beside other fields'],
+    ['{ nn n }', 'the non-null field Query.nn is selected beside other fields'],
+    ['{ a: nn b: nn }', 'the non-null field Query.nn is selected beside other fields'],
+    ['{ oNN { n } o { n } }', 'the non-null field Query.oNN is selected beside other fields'],
+    ['{ o { n ...F } } fragment F on O { nn }', 'the non-null field O.nn is selected beside other fields'],
+    ['{ o { ... on O { nn } n } }', 'the non-null field O.nn is selected beside other fields'],
+    ['{ o { o { nn } o { m } } }', 'the non-null field O.nn is selected beside other fields'],
+    ['{ list }', 'it selects the list field Query.list'],
+    ['{ listNN { n } }', 'it selects the list field Query.listNN'],
+  ])('%s: %s', (query, reason) => {
+    const document = parse(query);
+    expect(compiledFallback(shapes, document, getOperationAST(document)!)).toBe(reason);
   });
 });
