@@ -14,7 +14,8 @@ export const servers = [
   { name: 'fw-validation', label: 'fw (@fw/app)', file: 'servers/fw-validation.mjs' },
   { name: 'fastify-validation', label: 'Fastify', file: 'servers/fastify-validation.mjs' },
   // GraphQL (issue 5).
-  { name: 'fw-graphql', label: 'fw (@fw/app, protocols.graphql)', file: 'servers/fw-graphql.mjs' },
+  { name: 'fw-graphql', label: 'fw (@fw/app, protocols.graphql), graphql-js', file: 'servers/fw-graphql.mjs' },
+  { name: 'fw-graphql-jit', label: "fw (@fw/app, protocols.graphql), executor: 'jit'", file: 'servers/fw-graphql-jit.mjs' },
   { name: 'graphql-http', label: 'bare node:http + graphql-http', file: 'servers/graphql-http.mjs' },
   { name: 'mercurius', label: 'Fastify + Mercurius, JIT off', file: 'servers/mercurius.mjs' },
   { name: 'mercurius-jit', label: 'Fastify + Mercurius, JIT on (jit: 1)', file: 'servers/mercurius-jit.mjs' },
