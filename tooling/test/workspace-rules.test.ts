@@ -91,13 +91,15 @@ describe.each(packages)('packages/%s', (dir) => {
     expect([...missing]).toEqual([]);
   });
 
-  it('has the publish shape: one entry, an exports map with types first, dist only (and bin/ for commands), a README', () => {
+  it('has the publish shape: one entry, an exports map with types first, dist and the sources its maps name (and bin/ for commands), a README', () => {
     expect(existsSync(join(pkgDir, 'src', 'index.ts'))).toBe(true);
     expect(existsSync(join(pkgDir, 'README.md'))).toBe(true);
     expect(pkg.name).toBe(`@fw/${dir}`);
     // A command's launcher is a committed file in bin/ (linked at install, before any build).
     const bins = Object.values((pkg as { bin?: Record<string, string> }).bin ?? {});
-    expect(pkg.files).toEqual(bins.length > 0 ? ['dist', 'bin'] : ['dist']);
+    // src/ beside dist/: the source maps name it, so a stack trace resolves to a file that exists.
+    const shipped = ['dist', 'src', '!src/**/*.test.ts'];
+    expect(pkg.files).toEqual(bins.length > 0 ? [...shipped, 'bin'] : shipped);
     for (const target of bins) {
       expect(target).toMatch(/^\.\/bin\/[^/]+$/);
       expect(existsSync(join(pkgDir, target))).toBe(true);

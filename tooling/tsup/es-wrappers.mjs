@@ -30,14 +30,19 @@ const NOT_EXPORTS = new Set(['__esModule', 'default']);
 const filesIn = (folder) => readdirSync(folder, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesIn(join(folder, e.name)) : [join(folder, e.name)]));
 
 // A build with several entries is split (tsup builds it as ES modules, then CommonJS), which turns
-// each `require('x')` into esbuild's `__require('x')` (or `chunk.__require.call(void 0, 'x')`): the same call at run time, but
+// each `require('x')` into esbuild's `__require('x')` (`chunk_cjs.__require('x')` once rollup has
+// made the chunks CommonJS, `chunk.__require.call(void 0, 'x')` without it): the same call at run time, but
 // one a bundler does not follow, so a bundled program would load the package's implementation and
 // its libraries from disk beside the bundle (a second graphql, a second HTTPError). Written back
 // as the plain `require('x')` it was; the line count is kept, so the source maps stay right.
 for (const file of filesIn(join(dir, 'dist'))) {
   if (!file.endsWith('.cjs')) continue;
   const text = readFileSync(file, 'utf8');
-  const plain = text.replace(/(?:\b[\w$]+\.__require\.call\(void 0, |\b__require\()("[^"\n]+")\)/g, 'require($1)');
+  let plain = text.replace(/(?:\b[\w$]+\.__require\.call\(void 0, |\b[\w$]+\.__require\(|(?<![.\w$])__require\()("[^"\n]+")\)/g, 'require($1)');
+  // Rollup marks a CommonJS build as converted from an ES module only when it has a default export;
+  // TypeScript's and Babel's interop (`import * as fw`, `import fw from`) read that mark, so each
+  // file carries it, as esbuild writes it (on the first line: the line count is kept).
+  if (!/Object\.defineProperty\(exports, ['"]__esModule['"]/.test(plain)) plain = plain.replace(/^(['"])use strict\1;/, "$&Object.defineProperty(exports, '__esModule', { value: true });");
   if (plain !== text) writeFileSync(file, plain);
 }
 

@@ -27,6 +27,11 @@ export function library(overrides = {}) {
   const apart = !Array.isArray(entries) && !(overrides.format ?? []).includes('esm') && existsSync(IMPLEMENTATION);
   return defineConfig({
     ...(apart ? { splitting: true, esbuildPlugins: [implementationApart] } : {}),
+    // CommonJS with splitting: tsup otherwise converts esbuild's ES module chunks with sucrase,
+    // which also lowers optional chaining, `??` and class fields into helper calls (on the request
+    // path) and renames classes (`new _class5` in stack traces). Rollup (treeshake) converts them
+    // as they are.
+    ...(apart || (overrides.splitting === true && !(overrides.format ?? []).includes('esm')) ? { treeshake: true } : {}),
     format: ['cjs'],
     dts: true,
     // The package's build script empties dist/ first: a package with several configs (an extra

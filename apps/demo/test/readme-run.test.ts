@@ -83,7 +83,13 @@ function tries(body: string): Sample['tries'] {
   return out;
 }
 
-function exec(file: string, args: string[], cwd: string, timeout = 240_000, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * The environment of a user's terminal: this process's, without what a package manager running the
+ * tests adds for its scripts (`npm_config_*` and the rest), which npm would warn about.
+ */
+const USER_ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(?:npm_|pnpm_)/i.test(key)));
+
+function exec(file: string, args: string[], cwd: string, timeout = 240_000, env: NodeJS.ProcessEnv = USER_ENV): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { cwd, timeout, env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
@@ -144,7 +150,7 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
   }
   const command = sample.run ?? `npx tsx ${sample.name}.ts`;
   // A shell, as a user types the command; its own process group, so Ctrl+C reaches the program.
-  const child = spawn('sh', ['-c', command], { cwd: app, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', command], { cwd: app, env: USER_ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -180,4 +186,25 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
     // The next sample serves the same port: wait until this one's is free.
     for (let i = 0; i < 100 && (await portOpen(3000)); i++) await sleep(100);
   }
+}, 120_000);
+
+// Under tsx (source maps on), a stack trace through the installed packages names their TypeScript
+// sources at the lines that threw: the maps resolve to files the tarballs ship, and the classes
+// keep their names.
+it('under tsx, a stack frame inside the installed packages names a shipped source line that throws', async () => {
+  const app = join(project, 'app');
+  writeFileSync(
+    join(app, 'stack.ts'),
+    ["import { createApp } from '@fw/app';", 'try {', '  createApp({ bodyLimit: -5 });', '} catch (error) {', '  console.log((error as Error).stack);', '}', ''].join('\n'),
+  );
+  const run = await exec('npx', ['tsx', 'stack.ts'], app, 60_000);
+  expect(run.stderr).toBe('');
+  const frames = [...run.stdout.matchAll(/\((\/[^():]+):(\d+):\d+\)/g)].map(([, file, line]) => ({ file: file!, line: Number(line) }));
+  const inside = frames.filter(({ file }) => file.includes(`${join('node_modules', '@fw')}/`));
+  expect(inside.length).toBeGreaterThan(0);
+  const [first] = inside;
+  expect(first!.file).toMatch(/\/src\/[\w/-]+\.ts$/);
+  expect(existsSync(first!.file)).toBe(true);
+  expect(readFileSync(first!.file, 'utf8').split('\n')[first!.line - 1]).toContain('throw');
+  expect(run.stdout).toMatch(/at new Application \(/);
 }, 120_000);

@@ -117,7 +117,9 @@ suite('three fw instances behind HAProxy, with Redis and Prometheus', () => {
     }
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
-    expect(pids.size).toBe(3);
+    // The 10 answers came from more than one instance, so the limit is the instances' shared one.
+    // (Not necessarily all three: on a loaded machine a health check can take one out of rotation for a moment.)
+    expect(pids.size).toBeGreaterThanOrEqual(2);
   });
 
   it('delivers events published on any instance to a subscriber on another (Redis pub/sub, SSE through HAProxy)', async () => {
