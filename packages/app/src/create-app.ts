@@ -8,7 +8,7 @@ import { tracingPlugin, type TracingConfig } from '@fw/tracing';
 import { checkOptions } from './internal/check-options.js';
 import { GRAPHQL, GRPC, METRICS, NODE_HTTP_ADAPTER, TRACING, withOptional } from './internal/optional.js';
 import { HealthPlugin, type AppHealth, type HealthOptions } from './production/health.js';
-import { SHUTDOWN_DEFAULTS, watchSignals, type ShutdownOptions } from './production/signals.js';
+import { SHUTDOWN_DEFAULTS, shutdownDelay, watchSignals, type ShutdownOptions } from './production/signals.js';
 import { ProtocolManager } from './protocol-manager.js';
 
 export type { AppHealth, HealthCheck, HealthOptions, ReadinessReport } from './production/health.js';
@@ -198,10 +198,10 @@ function signalsPlugin(app: FwApplication, options: ShutdownOptions): Plugin {
         const signals = options.signals ?? SHUTDOWN_DEFAULTS.signals;
         unwatch = watchSignals(
           {
-            shutdown: () => app.shutdown(),
+            shutdown: (delay) => app.shutdown({ delay }),
             beforeExit: options.beforeExit,
             log: (message, error) => host.log(message, error),
-            delay: options.delay ?? SHUTDOWN_DEFAULTS.delay,
+            delayOn: (signal) => shutdownDelay(signal, options.delay),
             quiet: worker,
           },
           worker ? signals.filter((signal) => signal !== 'SIGINT') : signals,

@@ -6,8 +6,10 @@ export interface ShutdownOptions {
   signals?: NodeJS.Signals[];
   /**
    * How long the app stays up not ready before it drains, in ms, so that load balancers and
-   * Kubernetes (which probe readiness every few seconds) stop sending it requests first.
-   * @default 5000
+   * Kubernetes (which probe readiness every few seconds) stop sending it requests first. Unset,
+   * Ctrl+C in a terminal (SIGINT while stdin is a TTY) drains at once: nothing routes to a
+   * program someone is running by hand. Set, it holds for every signal.
+   * @default 5000 (0 for SIGINT from a terminal)
    */
   delay?: number;
   /** Runs after the drain and the telemetry flush, before the process exits (close your pools here). @default undefined */
@@ -19,14 +21,14 @@ export const SHUTDOWN_DEFAULTS = Object.freeze({ signals: Object.freeze(['SIGTER
 
 /** An app a signal shuts down. */
 export interface SignalTarget {
-  /** The whole order: not ready, the delay, the drain, the flush. */
-  shutdown(): Promise<void>;
+  /** The whole order: not ready, the delay, the drain, the flush; `delay` as `delayOn` gives it. */
+  shutdown(delay: number): Promise<void>;
   /** Called after `shutdown()` settled, before the exit. */
   readonly beforeExit: (() => unknown) | undefined;
   /** Where an error during shutdown is reported, and the line that says a signal started it. */
   log(message: string, error?: unknown): void;
-  /** How long `shutdown()` stays up not ready before it drains, in ms (said in that line). */
-  readonly delay: number;
+  /** How long the shutdown `signal` starts stays up not ready before it drains, in ms (said in that line). */
+  delayOn(signal: NodeJS.Signals): number;
   /** Say nothing on the signal: a process whose parent says it for every child (an `fw start` worker). */
   readonly quiet?: boolean;
 }
@@ -96,14 +98,26 @@ function onSignal(signal: NodeJS.Signals): void {
   }
   stopping = signal;
   const targets = [...(watched.get(signal) ?? [])];
-  for (const target of targets) if (target.quiet !== true) target.log(shutdownLine(signal, target.delay));
-  void Promise.all(targets.map((target) => stop(target))).then((results) => processExit.exit(results.every(Boolean) ? 0 : 1));
+  const delays = targets.map((target) => target.delayOn(signal));
+  targets.forEach((target, i) => {
+    if (target.quiet !== true) target.log(shutdownLine(signal, delays[i]!));
+  });
+  void Promise.all(targets.map((target, i) => stop(target, delays[i]!))).then((results) => processExit.exit(results.every(Boolean) ? 0 : 1));
 }
 
-async function stop(target: SignalTarget): Promise<boolean> {
+/**
+ * The delay a signal starts the shutdown with: `configured` when set; else none for Ctrl+C in a
+ * terminal (SIGINT while stdin is a TTY), the default otherwise.
+ */
+export function shutdownDelay(signal: NodeJS.Signals, configured: number | undefined, terminal = process.stdin.isTTY === true): number {
+  if (configured !== undefined) return configured;
+  return signal === 'SIGINT' && terminal ? 0 : SHUTDOWN_DEFAULTS.delay;
+}
+
+async function stop(target: SignalTarget, delay: number): Promise<boolean> {
   let ok = true;
   try {
-    await target.shutdown();
+    await target.shutdown(delay);
   } catch (err) {
     ok = false;
     target.log('Error while shutting down', err);

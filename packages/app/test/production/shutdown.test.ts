@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { shutdownDelay } from '../../src/production/signals.js';
 import { getItem, itemsClient } from '../support.js';
 
 // SIGTERM and SIGINT on a real program: a child process serving HTTP and gRPC with the default
@@ -17,8 +18,12 @@ interface Child {
   grpc: number;
 }
 
-async function start(delay: number): Promise<Child> {
-  const child = spawn(process.execPath, [FIXTURE, String(delay)], { cwd: __dirname, stdio: 'pipe' });
+/** `terminal`: run under `script`, so that the program's stdin is a TTY, as in a terminal. */
+async function start(delay: number | 'default', terminal = false): Promise<Child> {
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(FIXTURE)} ${delay}`;
+  const child = terminal
+    ? spawn('script', ['-qec', command, '/dev/null'], { cwd: __dirname, stdio: 'pipe' })
+    : spawn(process.execPath, [FIXTURE, String(delay)], { cwd: __dirname, stdio: 'pipe' });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -111,6 +116,25 @@ describe('termination signals (child process)', () => {
     expect(exit.at - second).toBeLessThan(2000);
   });
 
+  it('with no delay configured, Ctrl+C in a terminal drains at once; without a terminal it waits the default 5 s', async () => {
+    const interactive = await start('default', true);
+    children.push(interactive);
+    const pid = Number((await waitFor(interactive.output, /pid=(\d+)/, interactive.process))[1]);
+    const sent = Date.now();
+    process.kill(pid, 'SIGINT');
+    await interactive.exited;
+    expect(interactive.output()).toContain('log: SIGINT: shutting down: draining, then exiting (press Ctrl+C again to exit now)');
+    expect(Date.now() - sent).toBeLessThan(4000);
+    const piped = await start('default');
+    children.push(piped);
+    piped.process.kill('SIGINT');
+    await waitFor(piped.output, /shutting down/, piped.process);
+    expect(piped.output()).toContain('log: SIGINT: shutting down: not ready now, draining in 5 s, then exiting');
+    expect(await probe(piped.http, '/readyz')).toBe(503);
+    piped.process.kill('SIGINT');
+    await piped.exited;
+  });
+
   it('exits at once, non-zero, on a second signal during the delay', async () => {
     const child = await start(10_000);
     children.push(child);
@@ -124,5 +148,12 @@ describe('termination signals (child process)', () => {
     expect(exit.at - second).toBeLessThan(2000);
     expect(child.output()).not.toContain('beforeExit');
     expect(child.output()).toContain('log: SIGTERM: shutting down: not ready now, draining in 10 s, then exiting (send SIGTERM again to exit now)');
+  });
+});
+
+describe('the delay a signal starts the shutdown with', () => {
+  it('is the configured one for every signal, else 0 for SIGINT from a terminal and 5000 otherwise', () => {
+    expect([shutdownDelay('SIGINT', 2000, true), shutdownDelay('SIGTERM', 0, false)]).toEqual([2000, 0]);
+    expect([shutdownDelay('SIGINT', undefined, true), shutdownDelay('SIGINT', undefined, false), shutdownDelay('SIGTERM', undefined, true)]).toEqual([0, 5000, 5000]);
   });
 });
