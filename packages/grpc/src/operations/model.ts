@@ -154,6 +154,16 @@ function formerMethods(op: Operation): Array<{ method: string; alias: string }> 
   return [...methods].map(([method, alias]) => ({ method, alias }));
 }
 
+/**
+ * The paths (`/<package>.<Service>/<Method>`) an operation with a `grpc` binding is served at: its
+ * method, then those of its former names; none without a binding.
+ */
+export function operationMethodPaths(op: Operation): string[] {
+  const service = op.grpc?.service;
+  if (typeof service !== 'string') return [];
+  return [grpcMethodName(op), ...formerMethods(op).map((former) => former.method)].map((method) => `/${service}/${method}`);
+}
+
 /** Whether an operation streams its results (`stream: true`). */
 export function isStreaming(op: Operation): boolean {
   return op.stream === true;
