@@ -42,9 +42,10 @@ export function answerError(ctx: Context, thrown: unknown, log: LogFunction): vo
   res.removeHeader('content-length');
   res.removeHeader('content-encoding');
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-  if (kind === undefined || kind.protocol === 'connect') {
-    const status = thrown instanceof StatusRefusal ? thrown.statusCode : connectStatus(error);
-    ctx.send(JSON.stringify(connectErrorJson(error)), status, 'application/json');
+  // A refusal of the request's form (its HTTP method, its Content-Type) is an HTTP status, whatever protocol it claims to speak.
+  if (thrown instanceof StatusRefusal) ctx.send(JSON.stringify(connectErrorJson(error)), thrown.statusCode, 'application/json');
+  else if (kind === undefined || kind.protocol === 'connect') {
+    ctx.send(JSON.stringify(connectErrorJson(error)), connectStatus(error), 'application/json');
   } else if (kind.protocol === 'connect-stream') {
     ctx.send(envelope(FLAG_END_STREAM, endStreamJson(error)), 200, kind.contentType);
   } else {
