@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { z } from 'zod';
-import { Application, HTTPError, type Middleware, type Operation, type RequestContext } from '@fw/core';
+import { Application, HTTPError, type ApplicationConfig, type Middleware, type Operation, type RequestContext } from '@fw/core';
 import { generateProtos } from '@fw/grpc';
 import { defineOperation } from '@fw/validate';
 import { connectPlugin, type ConnectConfig } from '../src/index.js';
@@ -26,7 +26,7 @@ export const requireAdmin: Middleware<RequestContext> = async (ctx, next) => {
 const Genre = z.enum(['fiction', 'science-fiction', 'poetry']).meta({ id: 'Genre' });
 const Book = z.object({ id: z.string(), title: z.string(), priceCents: z.number().int(), genre: Genre, subtitle: z.string().optional() }).meta({ id: 'Book' });
 
-export const calls = { getBook: 0, streamsFinished: 0, slowAborted: 0 };
+export const calls = { getBook: 0, streamsFinished: 0, slowAborted: 0, tickersFinished: 0 };
 
 export const getBook = defineOperation({
   name: 'getBook',
@@ -68,6 +68,23 @@ export const countdown = defineOperation({
   },
 });
 
+/** One event, then waits until its stream is over (the client left, the app closed). */
+export const ticker = defineOperation({
+  name: 'ticker',
+  input: z.object({}),
+  output: z.object({ n: z.number().int() }).meta({ id: 'Tick' }),
+  stream: true,
+  grpc: { service: 'bookstore.v1.Catalog' },
+  handler: async function* (_input, ctx) {
+    try {
+      yield { n: 1 };
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    } finally {
+      calls.tickersFinished++;
+    }
+  },
+});
+
 export const slow = defineOperation({
   name: 'slow',
   input: z.object({}),
@@ -89,11 +106,11 @@ export const slow = defineOperation({
   },
 });
 
-export const OPERATIONS: readonly Operation[] = [getBook, addBook, countdown, slow];
+export const OPERATIONS: readonly Operation[] = [getBook, addBook, countdown, ticker, slow];
 
 /** An app serving the operations over Connect. */
-export function connectApp(config: ConnectConfig = {}, operations: readonly Operation[] = OPERATIONS): Application {
-  const app = new Application({ onLog: () => undefined });
+export function connectApp(config: ConnectConfig = {}, operations: readonly Operation[] = OPERATIONS, appConfig: ApplicationConfig = {}): Application {
+  const app = new Application({ onLog: () => undefined, ...appConfig });
   app.register(connectPlugin(config));
   for (const op of operations) app.operation(op);
   return app;
