@@ -52,9 +52,20 @@ class Connect implements ConnectPlugin {
         host.claimPath(
           path,
           (ctx: Context) => {
-            const method = this.#methods().get(path);
-            if (method === undefined) return Promise.reject(new Error(`No operation is served at ${path}`));
-            return serveCall(ctx, method, options);
+            // The call's own failures are answered here, in its protocol, so that an app's error
+            // middleware (which the guard is outside of) never rewrites them into another shape.
+            const answer = (err: unknown): void => {
+              if (ctx.res.headersSent || ctx.res.writableEnded) throw err;
+              answerError(ctx, err, log);
+            };
+            try {
+              const method = this.#methods().get(path);
+              if (method === undefined) throw new Error(`No operation is served at ${path}`);
+              return serveCall(ctx, method, options).then(undefined, answer);
+            } catch (err) {
+              answer(err);
+              return Promise.resolve();
+            }
           },
           { protocol: 'connect', guard },
         );

@@ -174,6 +174,21 @@ describe('Connect and gRPC-Web in-process', () => {
     });
   });
 
+  it('answers the call’s own errors itself, so that an error middleware of the app does not rewrite them', async () => {
+    const other = connectApp();
+    other.use(async (ctx, next) => {
+      try {
+        await next();
+      } catch {
+        ctx.json({ error: true, shape: 'rest' }, 500);
+      }
+    });
+    const res = await other.inject({ method: 'POST', url: GET_BOOK, body: '{"id":"missing"}', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ code: 'not_found', message: 'No book missing' });
+    await other.close();
+  });
+
   describe('Connect GET', () => {
     it('calls an operation without side effects, JSON or base64 binary', async () => {
       const json = await app.inject(`${GET_BOOK}?connect=v1&encoding=json&message=${encodeURIComponent('{"id":"g1"}')}`);
