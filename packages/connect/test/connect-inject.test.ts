@@ -189,6 +189,18 @@ describe('Connect and gRPC-Web in-process', () => {
     await other.close();
   });
 
+  it('serves a JSON call whose body a global middleware parsed already', async () => {
+    const other = connectApp();
+    other.use(async (ctx, next) => {
+      await ctx.parseBody();
+      await next();
+    });
+    const res = await other.inject({ method: 'POST', url: GET_BOOK, body: '{"id":"p1"}', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ book: { id: 'p1' } });
+    await other.close();
+  });
+
   describe('Connect GET', () => {
     it('calls an operation without side effects, JSON or base64 binary', async () => {
       const json = await app.inject(`${GET_BOOK}?connect=v1&encoding=json&message=${encodeURIComponent('{"id":"g1"}')}`);

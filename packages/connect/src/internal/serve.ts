@@ -57,6 +57,18 @@ function grpcWebBody(kind: CallKind, bytes: Buffer): Buffer {
   return kind.text ? Buffer.from(bytes.toString('base64')) : bytes;
 }
 
+/**
+ * The request body. When middleware read it already (`await ctx.parseBody()` in a global
+ * middleware), a JSON body is taken as it was parsed; any other is gone: a 500 rather than a wait
+ * for an end that already happened.
+ */
+async function bodyOf(ctx: Context, kind: CallKind, limit: number): Promise<Buffer> {
+  // Someone read from the stream before the call did: what it held is no longer there.
+  if (!ctx.req.readableDidRead && !ctx.req.readableEnded) return readRequest(ctx.req, limit);
+  if (kind.protocol === 'connect' && kind.codec === 'json') return Buffer.from(JSON.stringify((await ctx.parseBody()) ?? {}));
+  throw new HTTPError(500, `The request body was read by middleware before the ${kind.protocol} call could read it`);
+}
+
 /** The request message's bytes, read, decoded from base64 and decompressed as the protocol says. */
 async function requestBytes(ctx: Context, kind: CallKind, query: URLSearchParams | undefined, limit: number): Promise<Uint8Array> {
   if (query !== undefined) {
@@ -71,12 +83,12 @@ async function requestBytes(ctx: Context, kind: CallKind, query: URLSearchParams
   };
   if (kind.protocol === 'connect') {
     const encoding = requestEncoding(header('content-encoding'));
-    return decompress(await readRequest(ctx.req, limit), encoding, limit);
+    return decompress(await bodyOf(ctx, kind, limit), encoding, limit);
   }
   const encoding: Encoding = requestEncoding(header(kind.protocol === 'connect-stream' ? 'connect-content-encoding' : 'grpc-encoding'));
   // The envelope's prefix; base64 is four characters for three bytes.
   const enveloped = limit + 5;
-  const body = await readRequest(ctx.req, kind.text ? Math.ceil(enveloped / 3) * 4 + 1024 : enveloped);
+  const body = await bodyOf(ctx, kind, kind.text ? Math.ceil(enveloped / 3) * 4 + 1024 : enveloped);
   return readEnvelope(kind.text ? decodeBase64Text(body.toString('latin1')) : body, encoding, limit);
 }
 
