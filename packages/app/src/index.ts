@@ -82,6 +82,7 @@ export {
   grpcStatusOf,
   GrpcContext,
   GrpcError,
+  hasNoSideEffects,
   httpStatusFromGrpc,
   operationMethodPaths,
   validateGrpcConfig,

@@ -1,6 +1,6 @@
 import type { Context, Next, Operation } from '@fw/core';
 import { createLogger, type LogFunction, type Plugin, type PluginHost } from '@fw/core/plugin';
-import { describeOperations, operationMethodPaths } from '@fw/grpc';
+import { describeOperations, hasNoSideEffects, operationMethodPaths } from '@fw/grpc';
 import { registryOf } from './internal/registry.js';
 import { answerError, serveCall, type ServeOptions, type ServedMethod } from './internal/serve.js';
 import { checkConnectConfig } from './internal/config.js';
@@ -11,12 +11,6 @@ import type { ConnectConfig } from './types.js';
 export interface ConnectPlugin extends Plugin {
   /** The paths served (`/<package>.<Service>/<Method>`), sorted; built from the app's operations now. */
   paths(): string[];
-}
-
-/** Whether an operation is bound without side effects: a GraphQL query or a REST GET. */
-function readOnly(op: Operation): boolean {
-  const graphql = (op as { graphql?: { type?: unknown } }).graphql;
-  return graphql?.type === 'query' || op.rest?.method === 'GET';
 }
 
 class Connect implements ConnectPlugin {
@@ -94,7 +88,7 @@ class Connect implements ConnectPlugin {
       const input = registry.getMessage(method.input);
       const output = registry.getMessage(method.output);
       if (input === undefined || output === undefined) throw new Error(`Connect: the messages of ${method.path} are not in the generated descriptors`);
-      methods.set(method.path, { described: method, input, output, readOnly: readOnly(method.operation) });
+      methods.set(method.path, { described: method, input, output, readOnly: hasNoSideEffects(method.operation) });
     }
     this.#built = { operations, methods };
     return methods;

@@ -19,7 +19,7 @@ export { fieldViolations, STATUS_DETAILS_KEY } from './internal/rich-status.js';
 export type { FieldViolation } from './internal/rich-status.js';
 export type { GenerateProtosOptions } from './operations/generate.js';
 export type { DescribedMethod, DescribedOperations, DescribeOperationsOptions } from './operations/describe.js';
-export { operationMethodPaths } from './operations/model.js';
+export { hasNoSideEffects, operationMethodPaths } from './operations/model.js';
 export type { GeneratedProto } from './operations/print.js';
 export type {
   Awaitable,

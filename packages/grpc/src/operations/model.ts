@@ -164,6 +164,15 @@ export function operationMethodPaths(op: Operation): string[] {
   return [grpcMethodName(op), ...formerMethods(op).map((former) => former.method)].map((method) => `/${service}/${method}`);
 }
 
+/**
+ * Whether an operation has no side effects: bound as a GraphQL query or a REST GET. Its unary RPC
+ * is marked `idempotency_level = NO_SIDE_EFFECTS`, which lets Connect clients call it with GET.
+ */
+export function hasNoSideEffects(op: Operation): boolean {
+  const graphql = (op as { graphql?: { type?: unknown } }).graphql;
+  return op.stream !== true && (graphql?.type === 'query' || op.rest?.method === 'GET');
+}
+
 /** Whether an operation streams its results (`stream: true`). */
 export function isStreaming(op: Operation): boolean {
   return op.stream === true;
