@@ -27,8 +27,14 @@ describe('Connect and gRPC-Web for @connectrpc/connect-node clients', () => {
   let baseUrl: string;
   let service: DescService;
 
+  const methods: string[] = [];
+
   beforeAll(async () => {
     app = connectApp();
+    app.use(async (ctx, next) => {
+      methods.push(ctx.method);
+      await next();
+    });
     const info = await app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${info.port}`;
     const found = (await clientRegistry()).getService('bookstore.v1.Catalog');
@@ -119,7 +125,14 @@ describe('Connect and gRPC-Web for @connectrpc/connect-node clients', () => {
   it('calls an operation without side effects with Connect GET', async () => {
     const client = createClient(service, createConnectTransport({ baseUrl, httpVersion: '1.1', useHttpGet: true })) as unknown as Untyped;
     const before = calls.getBook;
+    methods.length = 0;
     expect((await client.getBook!({ id: 'b7' })).book).toMatchObject({ id: 'b7', genre: 2 });
     expect(calls.getBook).toBe(before + 1);
+    // The emitted proto marks GetBook NO_SIDE_EFFECTS, so the client used GET.
+    expect(methods).toEqual(['GET']);
+    // AddBook has side effects: the same client POSTs it.
+    methods.length = 0;
+    await client.addBook!({ title: 'Emma', priceCents: 1n, genre: 1 }, { headers: { authorization: 'Bearer admin' } });
+    expect(methods).toEqual(['POST']);
   });
 });
