@@ -6,7 +6,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const PROTOCOL_PACKAGES = ['middleware', 'validate', 'graphql', 'grpc', 'tracing', 'metrics', 'openapi'];
-const ALL_PACKAGES = ['core', ...PROTOCOL_PACKAGES, 'app'];
+// Connect and gRPC-Web serve @fw/grpc's generated protos: the one package built on another protocol package.
+const ALL_PACKAGES = ['core', ...PROTOCOL_PACKAGES, 'connect', 'app'];
 
 /** Imports a package's source may not make: siblings' internals always, and siblings at all where the design forbids it. */
 function boundaries(pkg) {
@@ -26,6 +27,11 @@ function boundaries(pkg) {
     patterns.push({
       group: ALL_PACKAGES.filter((other) => other !== 'core').map((other) => `@fw/${other}`),
       message: 'Protocol and feature packages import only @fw/core; @fw/app wires them together.',
+    });
+  } else if (pkg === 'connect') {
+    patterns.push({
+      group: ALL_PACKAGES.filter((other) => !['core', 'grpc', 'connect'].includes(other)).map((other) => `@fw/${other}`),
+      message: '@fw/connect imports only @fw/core and @fw/grpc (whose generated protos it serves); @fw/app wires it.',
     });
   }
   return { 'no-restricted-imports': ['error', { patterns }] };

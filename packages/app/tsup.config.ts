@@ -1,7 +1,7 @@
 import { library } from '../../tooling/tsup/library.mjs';
 
 // `@fw/app/<package>` subpaths: each re-exports one scoped package whole (see package.json exports).
-const SUBPATHS = ['core', 'graphql', 'grpc', 'metrics', 'middleware', 'openapi', 'tracing', 'validate'];
+const SUBPATHS = ['connect', 'core', 'graphql', 'grpc', 'metrics', 'middleware', 'openapi', 'tracing', 'validate'];
 
 export default [
   library({

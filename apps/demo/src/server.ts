@@ -4,6 +4,7 @@ import { createApp, type App, type Middleware } from '@fw/app';
 import { authenticate, cors, logger, rateLimit, RedisStore, type RateLimitStore } from '@fw/app/middleware';
 import type { MetricsPlugin } from '@fw/app/metrics';
 import { openapiPlugin } from '@fw/app/openapi';
+import { CONNECT_CORS_ALLOWED_HEADERS, CONNECT_CORS_EXPOSED_HEADERS } from '@fw/app/connect';
 import { errorBody, toHTTPError } from '@fw/app/core';
 import { isClientGone } from '@fw/core/plugin';
 import { demoVerifier, mintToken, requireAuth } from './auth.js';
@@ -119,11 +120,21 @@ export function buildDemoApp(store: Store, live: LiveEvents, config: DemoConfig,
         // The app's global middleware (rate limit, optional authentication) runs for gRPC calls too.
         middleware: 'global',
       },
+      // The same gRPC methods on the HTTP port, over Connect and gRPC-Web, for browsers and curl
+      // (field numbers from protoOut above).
+      connect: true,
     },
   });
 
   // traceparent/tracestate: browser clients propagate their trace into the demo's spans.
-  app.use(cors({ origin: '*', allowedHeaders: ['Content-Type', 'Authorization', 'traceparent', 'tracestate'], exposedHeaders: ['x-request-id', 'traceparent', 'x-ratelimit-remaining'] }));
+  // The Connect and gRPC-Web headers too: browser clients of /bookstore.Catalog/* send and read them.
+  app.use(
+    cors({
+      origin: '*',
+      allowedHeaders: ['Content-Type', 'Authorization', 'traceparent', 'tracestate', ...CONNECT_CORS_ALLOWED_HEADERS],
+      exposedHeaders: ['x-request-id', 'traceparent', 'x-ratelimit-remaining', ...CONNECT_CORS_EXPOSED_HEADERS],
+    }),
+  );
   if (config.logRequests) app.use(logger());
   app.use(errorMiddleware((line) => console.error(line)));
   // Health checks are never limited: a load balancer probing /healthz must not take the app out.

@@ -50,9 +50,11 @@ describe('the committed schemas', () => {
     }
     expect(schema).toMatch(/listBooks\([^)]*genre: Genre[^)]*limit: Int = 20[^)]*\): \[Book!\]!/);
     const proto = await readFile(join(DEMO, 'proto', 'bookstore', 'bookstore.proto'), 'utf8');
-    for (const rpc of ['GetBook(GetBookRequest) returns (GetBookResponse)', 'ListBooks(ListBooksRequest) returns (ListBooksResponse)', 'MyOrders(MyOrdersRequest) returns (MyOrdersResponse)', 'PlaceOrder(PlaceOrderRequest) returns (PlaceOrderResponse)']) {
-      expect(proto).toContain(`rpc ${rpc};`);
+    // The reads (a REST GET, a GraphQL query) have no side effects: Connect clients may call them with GET.
+    for (const rpc of ['GetBook(GetBookRequest) returns (GetBookResponse)', 'ListBooks(ListBooksRequest) returns (ListBooksResponse)', 'MyOrders(MyOrdersRequest) returns (MyOrdersResponse)']) {
+      expect(proto).toContain(`rpc ${rpc} {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }`);
     }
+    expect(proto).toContain('rpc PlaceOrder(PlaceOrderRequest) returns (PlaceOrderResponse);');
     for (const rpc of ['OrderEvents(OrderEventsRequest) returns (stream OrderEventsResponse)', 'StockEvents(StockEventsRequest) returns (stream StockEventsResponse)']) {
       expect(proto).toContain(`rpc ${rpc};`);
     }

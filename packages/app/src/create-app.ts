@@ -1,12 +1,13 @@
 import { Application, type ApplicationConfig, type ErrorHandler, type Middleware, type RequestContext } from '@fw/core';
 import type { Plugin } from '@fw/core/plugin';
+import { CONNECT_CORS_ALLOWED_HEADERS, CONNECT_CORS_EXPOSED_HEADERS, connectPlugin, type ConnectConfig } from '@fw/connect';
 import { graphqlPlugin, validateGraphQLConfig, type GraphQLConfig } from '@fw/graphql';
 import { grpcPlugin, validateGrpcConfig, type GrpcConfig } from '@fw/grpc';
 import { metricsPlugin, type MetricsConfig } from '@fw/metrics';
-import { cors as corsMiddleware, type CorsConfig } from '@fw/middleware';
+import { cors as corsMiddleware, DEFAULT_CORS_ALLOWED_HEADERS, type CorsConfig } from '@fw/middleware';
 import { tracingPlugin, type TracingConfig } from '@fw/tracing';
 import { checkOptions } from './internal/check-options.js';
-import { GRAPHQL, GRPC, METRICS, NODE_HTTP_ADAPTER, TRACING, withOptional } from './internal/optional.js';
+import { CONNECT, GRAPHQL, GRPC, METRICS, NODE_HTTP_ADAPTER, TRACING, withOptional } from './internal/optional.js';
 import { HealthPlugin, type AppHealth, type HealthOptions } from './production/health.js';
 import { SHUTDOWN_DEFAULTS, shutdownDelay, watchSignals, type ShutdownOptions } from './production/signals.js';
 import { ProtocolManager } from './protocol-manager.js';
@@ -20,6 +21,12 @@ export interface ProtocolManagerConfig {
   graphql?: GraphQLConfig | boolean;
   /** The gRPC server (needs `adapter.type` `node-http`). `true`: served from the app's operations alone (the .proto is generated). */
   grpc?: GrpcConfig | boolean;
+  /**
+   * Connect and gRPC-Web on the HTTP port, for every operation with a `grpc` binding, at
+   * `POST /<package>.<Service>/<Method>` (see `@fw/connect`). `true`: the defaults, with the field
+   * numbers of `grpc.protoOut` when it is set.
+   */
+  connect?: ConnectConfig | boolean;
 }
 
 /** Tracing options: `enabled` and `serviceName`, plus the exporter settings of `@fw/tracing`. */
@@ -132,8 +139,9 @@ export function createApp(options: AppOptions = {}): App {
     throw new TypeError(`createApp: adapter must be an object with a string "type" (e.g. { type: "${NODE_HTTP_ADAPTER}" })`);
   }
   const adapterType = adapter?.type ?? NODE_HTTP_ADAPTER;
-  const { graphql, grpc } = protocols;
+  const { graphql, grpc, connect } = protocols;
   const grpcOn = grpc !== undefined && grpc !== false;
+  const connectOn = connect !== undefined && connect !== false;
   const graphqlOn = graphql !== undefined && graphql !== false;
   // gRPC's own message names the adapter rule, so it is checked before the generic adapter check.
   if (grpcOn) withOptional(GRPC, () => validateGrpcConfig(grpc, adapterType));
@@ -145,7 +153,7 @@ export function createApp(options: AppOptions = {}): App {
   const app = new FwApplication(config);
   // cors first: a preflight is answered, and an error answer carries its headers, whatever the
   // middleware after it does.
-  if (cors !== undefined && cors !== false) app.use(corsMiddleware(cors === true ? {} : cors));
+  if (cors !== undefined && cors !== false) app.use(corsMiddleware(connectOn ? withConnectHeaders(cors) : cors === true ? {} : cors));
   for (const mw of middleware) app.use(mw);
   if (onError !== undefined) app.onError(onError);
   if (onNotFound !== undefined) app.notFound(onNotFound);
@@ -170,7 +178,13 @@ export function createApp(options: AppOptions = {}): App {
   const grpcInstance = grpcOn ? withOptional(GRPC, () => grpcPlugin(withLog(grpc === true ? {} : grpc))) : undefined;
   if (graphqlInstance) app.register(graphqlInstance);
   if (grpcInstance) app.register(grpcInstance);
-  const manager = graphqlInstance || grpcInstance ? new ProtocolManager(graphqlInstance, grpcInstance, app) : undefined;
+  if (connectOn) {
+    const own: ConnectConfig = connect === true ? {} : connect;
+    // The numbers of the gRPC port's committed files: one operation, one message layout on both.
+    const protoOut = own.protoOut ?? (grpcOn && grpc !== true ? grpc.protoOut : undefined);
+    app.register(withOptional(CONNECT, () => connectPlugin(withLog(protoOut === undefined ? own : { ...own, protoOut }))));
+  }
+  const manager = graphqlInstance || grpcInstance || connectOn ? new ProtocolManager(graphqlInstance, grpcInstance, app, connectOn) : undefined;
   app.attachProtocolManager(manager);
   // Registered after the protocols: its listen hook (ready) runs once the gRPC server is up too.
   if (healthPlugin !== undefined) {
@@ -182,6 +196,18 @@ export function createApp(options: AppOptions = {}): App {
   app.attachProduction(healthPlugin, shutdownOptions?.delay ?? SHUTDOWN_DEFAULTS.delay);
   if (shutdownOptions !== undefined) app.register(signalsPlugin(app, shutdownOptions));
   return app;
+}
+
+/**
+ * `cors` with the headers Connect and gRPC-Web clients send and read added to the lists it would
+ * use (the defaults, or the ones given), so that a browser's preflight admits them.
+ */
+function withConnectHeaders(cors: true | CorsConfig): CorsConfig {
+  const config = cors === true ? {} : cors;
+  const allowed = config.allowedHeaders ?? DEFAULT_CORS_ALLOWED_HEADERS;
+  const exposed = config.exposedHeaders ?? [];
+  const missing = (list: readonly string[], add: readonly string[]): string[] => add.filter((name) => !list.some((have) => have.toLowerCase() === name.toLowerCase()));
+  return { ...config, allowedHeaders: [...allowed, ...missing(allowed, CONNECT_CORS_ALLOWED_HEADERS)], exposedHeaders: [...exposed, ...missing(exposed, CONNECT_CORS_EXPOSED_HEADERS)] };
 }
 
 /** Watches the termination signals while the app listens: `shutdown()` in order, then exit. */

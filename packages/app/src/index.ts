@@ -1,7 +1,7 @@
 /**
  * @fw/app — `createApp`, `emit`, and every public name of the fw packages in one import: `@fw/core`
  * whole (routers, `HTTPError`, `compose`, `withMeta`, ...), and the functions and classes of
- * `@fw/middleware`, `@fw/validate`, `@fw/openapi`, `@fw/graphql`, `@fw/grpc`, `@fw/tracing` and `@fw/metrics`
+ * `@fw/middleware`, `@fw/validate`, `@fw/openapi`, `@fw/graphql`, `@fw/grpc`, `@fw/connect`, `@fw/tracing` and `@fw/metrics`
  * (`cors`, `authenticate`, `validate`, `defineOperation`, `describeRoute`, `MemoryStore`, ...), each
  * the very object its package exports. A REST-only app stays cheap to start because each package
  * is: graphql, the gRPC libraries and OpenTelemetry load only when an option or a first call needs
@@ -72,10 +72,26 @@ export type * from '@fw/openapi';
 export type { OperationMethod } from '@fw/validate';
 export { createGraphQLHandler, findSchemaChanges, graphqlErrorCode, graphqlPlugin, validateGraphQLConfig } from '@fw/graphql';
 export type * from '@fw/graphql';
-export { findProtoChanges, generateProtos, grpcMethodName, grpcPlugin, grpcStatusOf, GrpcContext, GrpcError, httpStatusFromGrpc, validateGrpcConfig } from '@fw/grpc';
+export {
+  describeOperations,
+  fieldViolations,
+  findProtoChanges,
+  generateProtos,
+  grpcMethodName,
+  grpcPlugin,
+  grpcStatusOf,
+  GrpcContext,
+  GrpcError,
+  hasNoSideEffects,
+  httpStatusFromGrpc,
+  operationMethodPaths,
+  validateGrpcConfig,
+} from '@fw/grpc';
 export type * from '@fw/grpc';
 export { graphqlSpanName, grpcSpanName, httpSpanName, isHttpServerError, tracingPlugin } from '@fw/tracing';
 export type * from '@fw/tracing';
+export { connectCodeOf, connectPlugin } from '@fw/connect';
+export type * from '@fw/connect';
 export { metricsPlugin } from '@fw/metrics';
 export type * from '@fw/metrics';
 export type { StartedApp, StartOptions } from './start/primary.js';

@@ -17,6 +17,8 @@ export class ProtocolManager {
     readonly grpc: GrpcPlugin | undefined,
     /** The application the protocols are registered on (what `registerOperation` serves operations with). */
     private readonly app?: { operation(op: Operation): unknown },
+    /** Whether `protocols.connect` serves Connect and gRPC-Web on the HTTP port. */
+    readonly connect = false,
   ) {}
 
   /**
@@ -49,6 +51,6 @@ export class ProtocolManager {
 
   /** The protocols in use, e.g. `['http', 'graphql', 'grpc']`. */
   getProtocols(): string[] {
-    return ['http', ...(this.graphql ? ['graphql'] : []), ...(this.grpc ? ['grpc'] : [])];
+    return ['http', ...(this.graphql ? ['graphql'] : []), ...(this.grpc ? ['grpc'] : []), ...(this.connect ? ['connect'] : [])];
   }
 }

@@ -248,7 +248,7 @@ describe('fw emit', () => {
     // The file of proto package `bookstore` is in the package's directory.
     expect(await files('schemas/proto')).toEqual(['bookstore']);
     const proto = await readFile(join(dir, 'schemas', 'proto', 'bookstore', 'bookstore.proto'), 'utf8');
-    expect(proto).toContain('service Catalog {\n  rpc AddBook(AddBookRequest) returns (AddBookResponse);\n  // One book by id\n  rpc GetBook(GetBookRequest) returns (GetBookResponse);\n}');
+    expect(proto).toContain('service Catalog {\n  rpc AddBook(AddBookRequest) returns (AddBookResponse);\n  // One book by id\n  rpc GetBook(GetBookRequest) returns (GetBookResponse) {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }\n}');
     // The unnamed input gives the request its fields, with presence; the named output is one field of the response.
     expect(proto).toContain('message GetBookRequest {\n  optional string id = 1;\n}');
     expect(proto).toContain('message GetBookResponse {\n  Book book = 1;\n}');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import * as app from '@fw/app';
+import * as connect from '@fw/connect';
 import * as core from '@fw/core';
 import * as graphql from '@fw/graphql';
 import * as grpc from '@fw/grpc';
@@ -25,6 +26,7 @@ const DOCUMENTED = {
   openapi: ['describeRoute', 'openapiPlugin', 'openapi', 'checkContract'],
   graphql: ['graphqlPlugin'],
   grpc: ['GrpcError', 'grpcPlugin'],
+  connect: ['connectPlugin'],
   tracing: ['tracingPlugin'],
   metrics: ['metricsPlugin'],
 } as const;
@@ -50,7 +52,7 @@ const TYPES = [
   'EmittedFile',
 ];
 
-const SCOPED = { core, graphql, grpc, metrics, middleware, openapi, tracing, validate } as const;
+const SCOPED = { connect, core, graphql, grpc, metrics, middleware, openapi, tracing, validate } as const;
 
 const dist = (pkg: string, entry = 'index'): string => join(__dirname, '..', '..', pkg, 'dist', `${entry}.d.ts`);
 const FILES = [dist('app'), ...Object.keys(SCOPED).flatMap((name) => [dist('app', name), dist(name)])];
@@ -86,6 +88,7 @@ const rootNamesOf = (owner: Owner): string[] =>
 const root = app as Record<string, unknown>;
 
 const subpaths: Record<Owner, () => Promise<Record<string, unknown>>> = {
+  connect: () => import('@fw/app/connect'),
   core: () => import('@fw/app/core'),
   graphql: () => import('@fw/app/graphql'),
   grpc: () => import('@fw/app/grpc'),

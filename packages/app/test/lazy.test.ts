@@ -86,7 +86,7 @@ const packages = (run: Run): Set<string> => new Set(run.files.map(packageOf));
 /** The protocol libraries (prefixes match every package of a scope): the fw packages load them when an option needs them. */
 const HEAVY = ['graphql', 'graphql-jit', 'graphql-sse', 'graphql-ws', 'ws', '@grpc/', 'grpc-health-check', 'protobufjs', '@protobufjs/', '@opentelemetry/'];
 /** Every fw package: `@fw/app`'s root exports each one's own objects, so a program that imports it loads them all (each cheap: see HEAVY). */
-const FW_PACKAGES = ['@fw/app', '@fw/core', '@fw/graphql', '@fw/grpc', '@fw/metrics', '@fw/middleware', '@fw/openapi', '@fw/tracing', '@fw/validate'];
+const FW_PACKAGES = ['@fw/app', '@fw/connect', '@fw/core', '@fw/graphql', '@fw/grpc', '@fw/metrics', '@fw/middleware', '@fw/openapi', '@fw/tracing', '@fw/validate'];
 const heavyIn = (run: Run): string[] => [...packages(run)].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
 
 /**

@@ -4,7 +4,7 @@
  * operations, from .proto files it generates with stable field numbers.
  */
 // The gRPC libraries load with the first call of one of these, not with the package.
-export { findProtoChanges, generateProtos, grpcPlugin } from './lazy.js';
+export { describeOperations, findProtoChanges, generateProtos, grpcPlugin } from './lazy.js';
 export type { GrpcPlugin } from './plugin.js';
 export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
 export { GrpcContext } from './context.js';
@@ -15,8 +15,11 @@ export type { OperationGrpc } from './operations/binding.js';
 export type { GrpcErrorOptions } from './grpc-error.js';
 export { DEFAULT_LOADER_OPTIONS, DEFAULT_MAX_CONNECTION_IDLE_MS, GRPC_DEFAULTS } from './internal/config.js';
 export { ERROR_DETAILS_KEY, INTERNAL_DETAILS } from './internal/status.js';
-export { STATUS_DETAILS_KEY } from './internal/rich-status.js';
+export { fieldViolations, STATUS_DETAILS_KEY } from './internal/rich-status.js';
+export type { FieldViolation } from './internal/rich-status.js';
 export type { GenerateProtosOptions } from './operations/generate.js';
+export type { DescribedMethod, DescribedOperations, DescribeOperationsOptions } from './operations/describe.js';
+export { hasNoSideEffects, operationMethodPaths } from './operations/model.js';
 export type { GeneratedProto } from './operations/print.js';
 export type {
   Awaitable,

@@ -5,6 +5,7 @@
 import type { Operation } from '@fw/core';
 import type * as Implementation from './internal/implementation.js';
 import type { ProtoChange } from './operations/breaking.js';
+import type { DescribedOperations, DescribeOperationsOptions } from './operations/describe.js';
 import type { GenerateProtosOptions } from './operations/generate.js';
 import type { GeneratedProto } from './operations/print.js';
 import type { GrpcPlugin } from './plugin.js';
@@ -56,4 +57,16 @@ export function generateProtos(operations: readonly Operation[], options: Genera
  */
 export function findProtoChanges(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): ProtoChange[] {
   return load().findProtoChanges(before, after);
+}
+
+/**
+ * The operations' generated protos as another transport serves them: each file's descriptor, and
+ * each RPC with its path, its operation and the conversions between its messages and the
+ * operation's input and output. Numbered as `generateProtos` numbers them (from `previous`).
+ * @example
+ * const { descriptors, methods } = describeOperations(app.operations, { previous: './protos' });
+ * // methods[0].path === '/bookstore.Catalog/GetBook'
+ */
+export function describeOperations(operations: readonly Operation[], options: DescribeOperationsOptions = {}): DescribedOperations {
+  return load().describeOperations(operations, options);
 }

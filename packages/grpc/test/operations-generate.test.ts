@@ -244,3 +244,16 @@ describe('generateProtos: what cannot map is an error naming the operation and t
     expect(() => generateProtos([], { previous: 42 as unknown as string })).toThrow('`previous` must be a Map of file name → text, or a directory path');
   });
 });
+
+describe('idempotency_level for operations without side effects', () => {
+  const read = operation({ name: 'getNote', input: t.object({ id: t.string() }), output: t.object({ text: t.string() }), rest: { method: 'GET', path: '/notes/:id' }, grpc: { service: 'notes.Notes' }, handler: () => ({ text: '' }) });
+  const write = operation({ name: 'addNote', input: t.object({ text: t.string() }), output: t.object({ id: t.string() }), rest: { method: 'POST', path: '/notes' }, grpc: { service: 'notes.Notes' }, handler: () => ({ id: 'n1' }) });
+  const query = { ...operation({ name: 'countNotes', input: t.object({}), output: t.object({ count: t.int32() }), grpc: { service: 'notes.Notes' }, handler: () => ({ count: 0 }) }), graphql: { type: 'query' } } as Operation;
+
+  it('marks the RPC of a REST GET or a GraphQL query NO_SIDE_EFFECTS, and no other', () => {
+    const [file] = generateProtos([read, write, query]);
+    expect(file!.text).toContain('  rpc GetNote(GetNoteRequest) returns (GetNoteResponse) {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }\n');
+    expect(file!.text).toContain('  rpc CountNotes(CountNotesRequest) returns (CountNotesResponse) {\n    option idempotency_level = NO_SIDE_EFFECTS;\n  }\n');
+    expect(file!.text).toContain('  rpc AddNote(AddNoteRequest) returns (AddNoteResponse);\n');
+  });
+});

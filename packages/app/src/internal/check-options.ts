@@ -1,4 +1,5 @@
 import type { ApplicationConfig } from '@fw/core';
+import { CONNECT_OPTION_NAMES } from '@fw/connect';
 import { METRICS_OPTION_NAMES, OTLP_OPTION_NAMES, type MetricsConfig } from '@fw/metrics';
 import { TRACING_EXPORTERS, TRACING_OPTION_NAMES, TRACING_OTLP_PROTOCOLS, type TracingConfig } from '@fw/tracing';
 import type { AppOptions, MetricsOptions, ProtocolManagerConfig, TracingOptions } from '../create-app.js';
@@ -34,7 +35,7 @@ const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true>
   health: true,
   shutdown: true,
 };
-const PROTOCOL_KEYS: Record<keyof ProtocolManagerConfig, true> = { graphql: true, grpc: true };
+const PROTOCOL_KEYS: Record<keyof ProtocolManagerConfig, true> = { graphql: true, grpc: true, connect: true };
 const OBSERVABILITY_KEYS: Record<keyof NonNullable<AppOptions['observability']>, true> = { tracing: true, metrics: true };
 const HEALTH_KEYS: Record<keyof HealthOptions, true> = { livePath: true, readyPath: true, checks: true, checkTimeout: true, checkInterval: true };
 const SHUTDOWN_KEYS: Record<keyof ShutdownOptions, true> = { signals: true, delay: true, beforeExit: true };
@@ -53,6 +54,7 @@ const HINTS: Record<string, string> = {
   notFound: 'the 404 handler is "onNotFound": createApp({ onNotFound: (ctx) => ... })',
   graphql: 'GraphQL is configured under protocols: createApp({ protocols: { graphql: { schema } } })',
   grpc: 'gRPC is configured under protocols: createApp({ protocols: { grpc: { services } } })',
+  connect: 'Connect is configured under protocols: createApp({ protocols: { connect: true } })',
   tracing: 'tracing is configured under observability: createApp({ observability: { tracing: { enabled: true, serviceName } } })',
   metrics: 'metrics are configured under observability: createApp({ observability: { metrics: { enabled: true } } })',
 };
@@ -157,8 +159,14 @@ export function checkOptions(options: unknown): asserts options is AppOptions {
   checkShutdown(options.shutdown);
   const { protocols, observability } = options as AppOptions;
   if (protocols !== undefined) {
-    if (!isObject(protocols)) throw new TypeError('createApp: protocols must be an object ({ graphql?, grpc? })');
+    if (!isObject(protocols)) throw new TypeError('createApp: protocols must be an object ({ graphql?, grpc?, connect? })');
     refuseUnknown(protocols, Object.keys(PROTOCOL_KEYS), 'protocols');
+    // Checked against the names @fw/connect defines (importing them loads none of its codecs), even when it is off.
+    const { connect } = protocols as { connect?: unknown };
+    if (connect !== undefined && typeof connect !== 'boolean') {
+      if (!isObject(connect)) throw new TypeError(`createApp: protocols.connect must be true, false or an object ({ protoOut, maxMessageBytes, ... }), got ${kind(connect)}`);
+      refuseUnknown(connect, CONNECT_OPTION_NAMES, 'protocols.connect');
+    }
   }
   if (observability !== undefined) {
     if (!isObject(observability)) throw new TypeError('createApp: observability must be an object ({ tracing?, metrics? })');

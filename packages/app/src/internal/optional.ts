@@ -23,6 +23,8 @@ export interface Optional {
 
 export const GRAPHQL: Optional = { option: 'protocols.graphql', fwPackage: '@fw/graphql', library: 'graphql' };
 export const GRPC: Optional = { option: 'protocols.grpc', fwPackage: '@fw/grpc', library: '@grpc/grpc-js' };
+/** Connect loads @fw/grpc's generator, which is built on grpc-js's proto loader. */
+export const CONNECT: Optional = { option: 'protocols.connect', fwPackage: '@fw/connect', library: '@grpc/grpc-js' };
 export const TRACING: Optional = { option: 'observability.tracing', fwPackage: '@fw/tracing', library: '@opentelemetry/api' };
 export const METRICS: Optional = { option: 'observability.metrics', fwPackage: '@fw/metrics', library: '@opentelemetry/api' };
 

@@ -154,6 +154,25 @@ function formerMethods(op: Operation): Array<{ method: string; alias: string }> 
   return [...methods].map(([method, alias]) => ({ method, alias }));
 }
 
+/**
+ * The paths (`/<package>.<Service>/<Method>`) an operation with a `grpc` binding is served at: its
+ * method, then those of its former names; none without a binding.
+ */
+export function operationMethodPaths(op: Operation): string[] {
+  const service = op.grpc?.service;
+  if (typeof service !== 'string') return [];
+  return [grpcMethodName(op), ...formerMethods(op).map((former) => former.method)].map((method) => `/${service}/${method}`);
+}
+
+/**
+ * Whether an operation has no side effects: bound as a GraphQL query or a REST GET. Its unary RPC
+ * is marked `idempotency_level = NO_SIDE_EFFECTS`, which lets Connect clients call it with GET.
+ */
+export function hasNoSideEffects(op: Operation): boolean {
+  const graphql = (op as { graphql?: { type?: unknown } }).graphql;
+  return op.stream !== true && (graphql?.type === 'query' || op.rest?.method === 'GET');
+}
+
 /** Whether an operation streams its results (`stream: true`). */
 export function isStreaming(op: Operation): boolean {
   return op.stream === true;

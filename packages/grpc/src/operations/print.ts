@@ -1,6 +1,6 @@
 import type { Operation } from '@fw/core';
 import { compareNames } from '@fw/core/plugin';
-import type { ProtoModel, ProtoPackage } from './model.js';
+import { hasNoSideEffects, type ProtoModel, type ProtoPackage } from './model.js';
 import { legacyProtoFileOf } from './names.js';
 import { numberPackage, readPrevious, type NumberRange, type NumberedEnum, type NumberedMessage, type PreviousFile } from './numbering.js';
 
@@ -77,8 +77,12 @@ export function printPackage(pkg: ProtoPackage, previous: PreviousFile | undefin
       const deprecated = method.renamedTo !== undefined ? `renamed to ${method.renamedTo}` : deprecationOf(method.operation);
       if (typeof deprecated === 'string') comment(lines, `Deprecated: ${deprecated}`, '  ');
       const rpc = `  rpc ${method.name}(${method.input}) returns (${method.stream ? 'stream ' : ''}${method.output})`;
-      if (deprecated === undefined) lines.push(`${rpc};`);
-      else lines.push(`${rpc} {`, '    option deprecated = true;', '  }');
+      const options = [
+        ...(deprecated === undefined ? [] : ['    option deprecated = true;']),
+        ...(hasNoSideEffects(method.operation) ? ['    option idempotency_level = NO_SIDE_EFFECTS;'] : []),
+      ];
+      if (options.length === 0) lines.push(`${rpc};`);
+      else lines.push(`${rpc} {`, ...options, '  }');
     }
     lines.push('}');
   }

@@ -1,0 +1,217 @@
+import type { DescMessage } from '@bufbuild/protobuf';
+import { HTTPError, type Context, type RequestContext, type StreamEvent } from '@fw/core';
+import { responseSink, runOperation, runStreamOperation, StreamPump, withStreamSignal, type LogFunction, type PluginHost, type StreamSink } from '@fw/core/plugin';
+import type { DescribedMethod } from '@fw/grpc';
+import { ACCEPTED_TYPES, callKindOf, checkProtocolVersion, deadlineOf, getQuery, type CallKind } from './call.js';
+import { connectErrorJson, connectStatus, endStreamJson, grpcWebTrailers, trailerBlock, wireError, type WireError } from './errors.js';
+import { decodeRequest, encodeResponse } from './messages.js';
+import { acceptsGzip, compress, decodeBase64Text, decompress, envelope, FLAG_END_STREAM, FLAG_TRAILERS, readEnvelope, readRequest, requestEncoding, type Encoding } from './wire.js';
+
+/** One RPC as served here: the generated method, its messages' descriptors, and whether GET may call it. */
+export interface ServedMethod {
+  readonly described: DescribedMethod;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  /** Bound as a GraphQL query or a REST GET: without side effects, so Connect GET may call it. */
+  readonly readOnly: boolean;
+}
+
+/** What every call needs from the plugin. */
+export interface ServeOptions {
+  readonly host: Pick<PluginHost, 'openStream' | 'streams'>;
+  readonly log: LogFunction;
+  readonly maxMessageBytes: number;
+  readonly maxJsonDepth: number;
+  readonly compressMinBytes: number | false;
+}
+
+/** The answer of a deadline that passed. */
+function deadlineExceeded(ms: number): HTTPError {
+  return new HTTPError(504, `The deadline of ${ms} ms passed`, undefined, { code: 'deadline_exceeded' });
+}
+
+/** A refusal with a status of its own (a 405, a 415): Connect sends that status, not its code's. */
+class StatusRefusal extends HTTPError {}
+
+/** Answers an error before anything was sent, in the form the request's protocol expects. */
+export function answerError(ctx: Context, thrown: unknown, log: LogFunction): void {
+  const kind = callKindOf(ctx);
+  const error = wireError(thrown, log, ctx.path);
+  const res = ctx.res;
+  // What middleware set for an answer of its own no longer describes this one.
+  res.removeHeader('content-length');
+  res.removeHeader('content-encoding');
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  // A refusal of the request's form (its HTTP method, its Content-Type) is an HTTP status, whatever protocol it claims to speak.
+  if (thrown instanceof StatusRefusal) ctx.send(JSON.stringify(connectErrorJson(error)), thrown.statusCode, 'application/json');
+  else if (kind === undefined || kind.protocol === 'connect') {
+    ctx.send(JSON.stringify(connectErrorJson(error)), connectStatus(error), 'application/json');
+  } else if (kind.protocol === 'connect-stream') {
+    ctx.send(envelope(FLAG_END_STREAM, endStreamJson(error)), 200, kind.contentType);
+  } else {
+    ctx.send(grpcWebBody(kind, envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(error)))), 200, kind.contentType);
+  }
+}
+
+function grpcWebBody(kind: CallKind, bytes: Buffer): Buffer {
+  return kind.text ? Buffer.from(bytes.toString('base64')) : bytes;
+}
+
+/**
+ * The request body. When middleware read it already (`await ctx.parseBody()` in a global
+ * middleware), a JSON body is taken as it was parsed; any other is gone: a 500 rather than a wait
+ * for an end that already happened.
+ */
+async function bodyOf(ctx: Context, kind: CallKind, limit: number): Promise<Buffer> {
+  // Someone read from the stream before the call did: what it held is no longer there.
+  if (!ctx.req.readableDidRead && !ctx.req.readableEnded) return readRequest(ctx.req, limit);
+  if (kind.protocol === 'connect' && kind.codec === 'json') return Buffer.from(JSON.stringify((await ctx.parseBody()) ?? {}));
+  throw new HTTPError(500, `The request body was read by middleware before the ${kind.protocol} call could read it`);
+}
+
+/** The request message's bytes, read, decoded from base64 and decompressed as the protocol says. */
+async function requestBytes(ctx: Context, kind: CallKind, query: URLSearchParams | undefined, limit: number): Promise<Uint8Array> {
+  if (query !== undefined) {
+    const message = query.get('message') ?? '';
+    const raw = query.get('base64') === '1' ? Buffer.from(message, 'base64url') : Buffer.from(message, 'utf8');
+    if (raw.length > limit) throw new HTTPError(429, `The request message is larger than ${limit} bytes`, undefined, { code: 'resource_exhausted' });
+    return decompress(raw, requestEncoding(query.get('compression') ?? undefined), limit);
+  }
+  const header = (name: string): string | undefined => {
+    const value = ctx.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  if (kind.protocol === 'connect') {
+    const encoding = requestEncoding(header('content-encoding'));
+    return decompress(await bodyOf(ctx, kind, limit), encoding, limit);
+  }
+  const encoding: Encoding = requestEncoding(header(kind.protocol === 'connect-stream' ? 'connect-content-encoding' : 'grpc-encoding'));
+  // The envelope's prefix; base64 is four characters for three bytes.
+  const enveloped = limit + 5;
+  const body = await bodyOf(ctx, kind, kind.text ? Math.ceil(enveloped / 3) * 4 + 1024 : enveloped);
+  return readEnvelope(kind.text ? decodeBase64Text(body.toString('latin1')) : body, encoding, limit);
+}
+
+/**
+ * Serves one call of `method`: refuses what the method or protocol does not allow, decodes the
+ * request, runs the operation (its middleware, validation and handler; the app's global middleware
+ * ran already, once for the call) with the deadline behind `ctx.signal`, and writes the answer.
+ * Throws what happens before anything is sent: the plugin's guard answers it.
+ */
+export async function serveCall(ctx: Context, method: ServedMethod, options: ServeOptions): Promise<void> {
+  const query = getQuery(ctx);
+  const stream = method.described.stream;
+  if (query !== undefined && (!method.readOnly || stream)) {
+    throw new StatusRefusal(405, `${method.described.path} has side effects${stream ? ' (or streams)' : ''}: call it with POST`, undefined, { code: 'method_not_allowed', headers: { allow: 'POST' } });
+  }
+  if (query === undefined && ctx.method !== 'POST') {
+    throw new StatusRefusal(405, `${ctx.method} is not served on ${method.described.path}: Connect and gRPC-Web calls are POST`, undefined, { code: 'method_not_allowed', headers: { allow: method.readOnly && !stream ? 'GET, POST' : 'POST' } });
+  }
+  const kind = callKindOf(ctx);
+  if (kind === undefined) {
+    throw new StatusRefusal(415, `Unsupported Content-Type "${String(ctx.headers['content-type'])}": send one of ${ACCEPTED_TYPES}`, undefined, { code: 'unsupported_media_type', headers: { 'accept-post': ACCEPTED_TYPES } });
+  }
+  if ((kind.protocol === 'connect' && stream) || (kind.protocol === 'connect-stream' && !stream)) {
+    const wanted = stream ? 'application/connect+json or application/connect+proto' : 'application/json or application/proto';
+    throw new StatusRefusal(415, `${method.described.path} is a ${stream ? 'server stream' : 'unary method'}: send ${wanted}`, undefined, { code: 'unsupported_media_type', headers: { 'accept-post': wanted } });
+  }
+  checkProtocolVersion(kind, ctx.headers, query);
+  const deadline = deadlineOf(kind, ctx.headers);
+  const bytes = await requestBytes(ctx, kind, query, options.maxMessageBytes);
+  const input = method.described.request(decodeRequest(method.input, kind.codec, bytes, options.maxJsonDepth));
+  if (stream) return serveStream(ctx, method, kind, input, deadline, options);
+  const controller = deadline === undefined ? undefined : new AbortController();
+  const callCtx: RequestContext = controller === undefined ? ctx : withStreamSignal(ctx, controller.signal);
+  let timer: NodeJS.Timeout | undefined;
+  let result: unknown;
+  try {
+    const running = runOperation(method.described.operation, callCtx, input);
+    result = controller === undefined ? await running : await Promise.race([running, new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const reason = deadlineExceeded(deadline!);
+        controller.abort(reason);
+        reject(reason);
+      }, deadline);
+    })]);
+  } finally {
+    clearTimeout(timer);
+  }
+  const message = encodeResponse(method.output, kind.codec, method.described.response(result));
+  if (kind.protocol === 'grpc-web') {
+    const frames = Buffer.concat([envelope(0, message), envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(undefined)))]);
+    ctx.send(grpcWebBody(kind, frames), 200, kind.contentType);
+    return;
+  }
+  const min = options.compressMinBytes;
+  if (min !== false && message.byteLength >= min && acceptsGzip(ctx.headers['accept-encoding'])) {
+    ctx.res.setHeader('content-encoding', 'gzip');
+    ctx.res.setHeader('vary', 'Accept-Encoding');
+    ctx.send(compress(message), 200, kind.contentType);
+    return;
+  }
+  ctx.send(Buffer.from(message.buffer, message.byteOffset, message.byteLength), 200, kind.contentType);
+}
+
+/**
+ * A server stream (Connect or gRPC-Web): registered with the app's stream registry, opened through
+ * `runStreamOperation` (a refusal is an error answer, as for a unary call), then pumped by the
+ * shared stream policy (`StreamPump`) into the response, each event one enveloped message, and
+ * ended with Connect's end-of-stream message or gRPC-Web's trailers: the error's code when the
+ * source failed, the registry ended it (the app closing, `streams.maxDuration`) or its deadline
+ * passed. A client that left or was cut gets nothing more.
+ */
+async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, input: unknown, deadline: number | undefined, options: ServeOptions): Promise<void> {
+  const { host, log } = options;
+  const res = ctx.res;
+  const slot = host.openStream({ protocol: kind.protocol, clientKey: ctx.ip, end: () => undefined });
+  const controller = new AbortController();
+  const callCtx = withStreamSignal(ctx, controller.signal);
+  const encode = (event: StreamEvent<unknown>): Buffer => {
+    const frame = envelope(0, encodeResponse(method.output, kind.codec, method.described.response(event.data)));
+    return grpcWebBody(kind, frame);
+  };
+  // The pump's heartbeat is an SSE comment, which an envelope stream cannot carry: none here.
+  const sink: StreamSink<StreamEvent<unknown>> = { ...responseSink(res, encode), heartbeat: undefined };
+  const pump = new StreamPump<StreamEvent<unknown>>(sink, { config: host.streams, log, where: ctx.path, slot });
+  let timer: NodeJS.Timeout | undefined;
+  if (deadline !== undefined) {
+    timer = setTimeout(() => pump.stop({ kind: 'end', reason: deadlineExceeded(deadline) }), deadline);
+  }
+  let events: AsyncIterableIterator<StreamEvent<unknown>>;
+  try {
+    events = await runStreamOperation(method.described.operation, callCtx, input);
+  } catch (err) {
+    clearTimeout(timer);
+    pump.finish();
+    slot.close();
+    throw err;
+  }
+  const onClose = (): void => {
+    if (!res.writableFinished) pump.stop({ kind: 'client' });
+  };
+  res.once('close', onClose);
+  res.writeHead(200, { 'content-type': kind.contentType });
+  let failure: unknown = undefined;
+  let failed = false;
+  try {
+    if (!res.destroyed) await pump.run(events);
+    else pump.stop({ kind: 'client' });
+  } catch (err) {
+    failed = true;
+    failure = err;
+  } finally {
+    clearTimeout(timer);
+    res.off('close', onClose);
+  }
+  const stop = pump.stopped;
+  // The handler learns through ctx.signal that its stream is over, whatever the reason.
+  controller.abort(stop?.kind === 'end' ? stop.reason : new HTTPError(499, 'The stream ended', undefined, { code: 'cancelled' }));
+  let error: WireError | undefined;
+  if (failed) error = wireError(failure, log, ctx.path);
+  else if (stop?.kind === 'end') error = wireError(stop.reason, () => undefined, ctx.path);
+  pump.finish();
+  pump.release(events);
+  if (stop?.kind === 'client' || stop?.kind === 'slow' || res.destroyed) return;
+  const end = kind.protocol === 'connect-stream' ? envelope(FLAG_END_STREAM, endStreamJson(error)) : grpcWebBody(kind, envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(error))));
+  res.end(end);
+}

@@ -1,0 +1,3 @@
+import { library } from '../../tooling/tsup/library.mjs';
+
+export default library();
