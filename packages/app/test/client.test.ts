@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { emit, type App } from '@fw/app';
+import { z } from 'zod';
+import { createApp, emit, type App } from '@fw/app';
+import { defineOperation } from '@fw/app/validate';
 import { thing, thingsApp, watched } from './fixtures/client/things-app.js';
 import { createClient, FwClientError, isFwClientError, type Tick } from './fixtures/client/things-client.js';
 
@@ -100,6 +102,29 @@ describe('emit({ client })', () => {
     expect(stale.code).toBe(0);
     expect(stale.stdout).toMatch(/^safe .*client\.ts: .*out of date/m);
     expect(stale.stdout).toMatch(/^out of date .*client\.ts$/m);
+  });
+});
+
+describe('the names of the generated types', () => {
+  it('keeps clear of the names the client declares, names a differing input <Name>Input (ClientInput), and quotes keys that are not identifiers', async () => {
+    // A schema named as the client's own interface, with a default: its input differs from its output.
+    const Clash = z.object({ 'content-type': z.string(), size: z.number().default(1) }).meta({ id: 'Client' });
+    const app = createApp({ onLog: () => {} });
+    app.operation(
+      defineOperation({ name: 'put_clash', input: z.object({ clash: Clash }), output: Clash, handler: ({ clash }) => clash, rest: { method: 'PUT', path: '/clash' } }),
+    );
+    const path = join(dir, 'names-client.ts');
+    await emit({ app, client: path, graphql: false, proto: false, openapi: false });
+    const text = await readFile(path, 'utf8');
+    expect(text).toContain("export interface Client2 {\n  'content-type': string;\n  size: number;\n}");
+    expect(text).toContain("export interface ClientInput {\n  'content-type': string;\n  /** @default 1 */\n  size?: number | undefined;\n}");
+    expect(text).toContain('export interface PutClashInput {\n  clash: ClientInput;\n}');
+    expect(text).toContain('export type PutClashOutput = Client2;');
+    expect(text).toContain('  put_clash(input: PutClashInput, options?: CallOptions): Promise<PutClashOutput>;');
+    expect(text).toContain('export interface Client {');
+    const project = join(dir, 'tsconfig.names.json');
+    await writeFile(project, JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] }, files: [path] }));
+    expect(await run(TSC, ['-p', project])).toMatchObject({ code: 0, stdout: '' });
   });
 });
 
