@@ -4,6 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { mintToken } from './auth.js';
+import { createClient as createBookstoreClient } from './client.js';
 import { readConfig } from './config.js';
 import { SEED } from './domain/repository.js';
 import { PROTO_DIR } from './server.js';
@@ -31,9 +32,10 @@ Start it in another terminal, then run the tour again:
 
 const show = (title: string, value: unknown): void => console.log(`\n── ${title}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`);
 
-// REST
-const rest = await fetch(`${base}/api/v2/books?genre=fiction&limit=2`);
-show(`REST  GET /api/v2/books?genre=fiction&limit=2 → ${rest.status}`, await rest.json());
+// REST, through the typed client `fw emit --client` generated from the operations (client.ts):
+// one method per operation, the route, the query and the body are its business.
+const shop = createBookstoreClient({ baseUrl: base, headers: () => ({ authorization: `Bearer ${token}` }) });
+show('REST  client.listBooks({ genre: "fiction", limit: 2 }) → GET /api/v1/books?genre=fiction&limit=2', await shop.listBooks({ genre: 'fiction', limit: 2 }));
 
 // GraphQL: a query takes flat arguments
 const gql = await fetch(`${base}/graphql`, {
@@ -88,12 +90,8 @@ const grpcEvent = new Promise<unknown>((resolve) => stream.once('data', (message
 
 // The three streams open; then one order, placed over REST.
 await new Promise((resolve) => setTimeout(resolve, 500));
-const placed = await fetch(`${base}/api/v1/orders`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-  body: JSON.stringify({ lines: [{ bookId: 'b4', quantity: 1 }] }),
-});
-show(`REST  POST /api/v1/orders → ${placed.status}`, await placed.json());
+const placed = await shop.placeOrder({ lines: [{ bookId: 'b4', quantity: 1 }] });
+show('REST  client.placeOrder({ lines: [{ bookId: "b4", quantity: 1 }] }) → POST /api/v1/orders', placed);
 show('SSE   GET /api/v1/orders/events (curl -N)', await within('SSE', sseFrame));
 show('GraphQL  subscription { orderEvents } over graphql-ws', (await within('GraphQL', gqlEvent)).value);
 show('gRPC  bookstore.Catalog/OrderEvents (server stream) → OrderEventsResponse.order_event', await within('gRPC', grpcEvent));

@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// The schemas the demo serves are generated from its operations and committed (schemas/, proto/):
+// The schemas the demo serves are generated from its operations and committed (schemas/, proto/,
+// and its typed client, src/client.ts):
 // regenerated here from the built app into a temporary directory, they must be byte for byte the
 // committed files. When this fails, run `pnpm --filter @fw/demo emit` and commit the result.
 const DEMO = join(__dirname, '..');
@@ -29,14 +30,15 @@ describe('the committed schemas', () => {
   });
 
   it('are what fw emit generates from the demo app now', async () => {
-    const run = await fwEmit('--out', out, '--proto-out', join(out, 'proto'));
+    const run = await fwEmit('--out', out, '--proto-out', join(out, 'proto'), '--client', join(out, 'client.ts'));
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect((await readdir(out)).sort()).toEqual(['openapi.json', 'proto', 'schema.graphql']);
+    expect((await readdir(out)).sort()).toEqual(['client.ts', 'openapi.json', 'proto', 'schema.graphql']);
     expect(await readdir(join(out, 'proto'))).toEqual(await readdir(join(DEMO, 'proto')));
     for (const [generated, committed] of [
       ['schema.graphql', 'schemas/schema.graphql'],
       ['openapi.json', 'schemas/openapi.json'],
       ['proto/bookstore/bookstore.proto', 'proto/bookstore/bookstore.proto'],
+      ['client.ts', 'src/client.ts'],
     ] as const) {
       expect([committed, await readFile(join(out, generated), 'utf8')]).toEqual([committed, await readFile(join(DEMO, committed), 'utf8')]);
     }

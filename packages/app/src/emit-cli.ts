@@ -19,6 +19,7 @@ returning it, or a promise of it; the module must not call listen()):
   schema.graphql   the GraphQL schema, when the app serves GraphQL
   <name>.proto     the .proto files of its gRPC operations
   openapi.json     its OpenAPI document
+  <file>.ts        with --client: a typed TypeScript client of its operations' REST routes
 
 Options:
   --out <dir>        where schema.graphql and openapi.json go (default: the current directory)
@@ -26,6 +27,9 @@ Options:
   --no-graphql       do not write schema.graphql
   --no-proto         do not write the .proto files
   --no-openapi       do not write openapi.json
+  --client <file>    also write the typed client of the operations to <file> (a .ts module
+                     that needs nothing but fetch: createClient, FwClientError, one method
+                     per operation); with --check, report it when it is out of date
   --check            write nothing: compare with the files there (the committed ones), print
                      each change (breaking, dangerous or safe), and exit 2 when one breaks
                      existing clients
@@ -93,6 +97,7 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
       check,
       strict,
       ...(values['proto-out'] === undefined ? {} : { protoOut: resolve(io.cwd, values['proto-out']) }),
+      ...(values.client === undefined ? {} : { client: resolve(io.cwd, values.client) }),
       graphql: values['no-graphql'] !== true,
       proto: values['no-proto'] !== true,
       openapi: values['no-openapi'] !== true,
@@ -159,6 +164,7 @@ function parseEmitArgs(args: string[]) {
     options: {
       out: { type: 'string' },
       'proto-out': { type: 'string' },
+      client: { type: 'string' },
       'no-graphql': { type: 'boolean' },
       'no-proto': { type: 'boolean' },
       'no-openapi': { type: 'boolean' },

@@ -1,8 +1,9 @@
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Route } from '@fw/core';
 import { compareNames } from '@fw/core/plugin';
 import { openapi, type OpenAPIDocument } from '@fw/openapi';
 import { compareFiles } from './emit/check.js';
+import { generateClient } from './emit/client.js';
 import { leftoverWarnings, missingPreviousWarnings, protoLocation } from './emit/proto-dir.js';
 import { readCurrent, resolveTarget, writeAtomically } from './emit/write.js';
 import type { ProtocolManager } from './protocol-manager.js';
@@ -51,10 +52,17 @@ export interface EmitOptions {
    * @default false
    */
   strict?: boolean;
+  /**
+   * Also write the typed client of the app's operations to this TypeScript file (a relative path
+   * is read from the current directory): one module that needs nothing but `fetch`, exporting
+   * `createClient` and `FwClientError`, with one method per operation that has a REST route.
+   * With `check`, a committed client that differs is reported as out of date.
+   */
+  client?: string;
 }
 
 /** The kinds of file `emit` writes. */
-export type EmitKind = 'graphql' | 'proto' | 'openapi';
+export type EmitKind = 'graphql' | 'proto' | 'openapi' | 'client';
 
 /** One file `emit` wrote (or found already up to date). */
 export interface EmittedFile {
@@ -91,7 +99,7 @@ export interface SchemaChange {
 
 /** What `emit` did. */
 export interface EmitResult {
-  /** The files, in the order graphql, proto (by name), openapi. */
+  /** The files, in the order graphql, proto (by name), openapi, client. */
   files: EmittedFile[];
   /** The kinds that were asked for but not written, and why. */
   skipped: Array<{ kind: EmitKind; reason: string }>;
@@ -173,6 +181,12 @@ export async function emit(options: EmitOptions): Promise<EmitResult> {
     if (plugin !== undefined && typeof plugin.document === 'function') plan('openapi', path, out, 'openapi.json', JSON.stringify(plugin.document(), null, 2));
     else if (app.getRoutes().length > 0) plan('openapi', path, out, 'openapi.json', JSON.stringify(openapi(app), null, 2));
     else skipped.push({ kind: 'openapi', reason: 'the app has no REST routes and no openapi plugin' });
+  }
+
+  if (options.client !== undefined) {
+    if (typeof options.client !== 'string' || options.client === '') throw new TypeError('emit: options.client must be the path of the client module to write (client.ts)');
+    const path = resolve(options.client);
+    plan('client', path, dirname(path), relative(out, path) || path, generateClient(app.getRoutes()));
   }
 
   if (planned.length === 0) {

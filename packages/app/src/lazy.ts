@@ -11,7 +11,8 @@ const load = (): typeof Implementation => (implementation ??= require('./interna
 /**
  * Writes an application's schemas: `schema.graphql` (the GraphQL schema it serves, operations
  * included), the `.proto` files generated for its gRPC operations, and `openapi.json` (the
- * document of its `openapi` plugin, or one built from its routes). Same app, same bytes: each file
+ * document of its `openapi` plugin, or one built from its routes), and with `client` the typed
+ * client of its operations (a TypeScript module over `fetch`). Same app, same bytes: each file
  * ends with a newline and is written only when its content changed. All or nothing: everything is
  * generated and every target checked (no symbolic link may lead outside `out` or the proto
  * directory) before anything is written, and each file is written to a temporary file renamed

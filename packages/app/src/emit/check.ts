@@ -34,6 +34,8 @@ export async function compareFiles(
     if (before === file.content) continue;
     if (before === undefined) {
       changes.push({ kind: file.kind, file: file.name, breaking: false, dangerous: false, message: `${file.name} is new: there is no committed file to compare with` });
+    } else if (file.kind === 'client') {
+      changes.push({ kind: 'client', file: file.name, breaking: false, dangerous: false, message: `${file.name} is out of date: the operations changed since it was generated` });
     } else if (file.kind === 'graphql') {
       for (const change of findSchemaChanges(before, file.content)) {
         changes.push({ kind: 'graphql', file: file.name, breaking: change.breaking, dangerous: change.dangerous, message: change.message });
@@ -65,7 +67,7 @@ export async function compareFiles(
       }
     }
   }
-  const order = { graphql: 0, proto: 1, openapi: 2 };
+  const order = { graphql: 0, proto: 1, openapi: 2, client: 3 };
   const rank = (change: SchemaChange): number => (change.breaking ? 0 : change.dangerous ? 1 : 2);
   return changes
     .map((change) => (strict && change.dangerous ? { ...change, breaking: true } : change))
