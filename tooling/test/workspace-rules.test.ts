@@ -14,6 +14,8 @@ const packages = readdirSync(packagesDir).filter((d) => existsSync(join(packages
 const ALLOWED: Record<string, (name: string) => boolean> = {
   core: () => false,
   app: (name) => name.startsWith('@fw/'),
+  // Connect and gRPC-Web serve the operations' gRPC bindings: the descriptors and tables are @fw/grpc's.
+  connect: (name) => name === '@fw/core' || name === '@fw/grpc',
 };
 const allowedFor = (dir: string) => ALLOWED[dir] ?? ((name: string) => name === '@fw/core');
 
