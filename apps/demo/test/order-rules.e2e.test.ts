@@ -6,9 +6,10 @@ import { startDemoProcess, type DemoProcess } from './demo-process.js';
 import { catalogClient, metadata, unary, type CatalogClient } from './grpc-client.js';
 
 // Placing an order is one operation (src/operations.ts) with one middleware list, and the order
-// rules (how many lines, how much stock) are one function in the domain, so REST, GraphQL and gRPC
-// agree by construction. Each rule is checked here on all three, through
-// a real HTTP request, a real GraphQL POST and a real grpc-js client against the demo process.
+// rules (how many lines, how much stock) are one function in the domain, so REST, GraphQL, gRPC and
+// Connect agree by construction. Each rule is checked here on all four, through a real HTTP
+// request, a real GraphQL POST, a real grpc-js client and a Connect JSON POST (as a browser sends
+// it, to the HTTP port) against the demo process.
 jest.setTimeout(60_000);
 
 type Line = { bookId: string; quantity: number };
@@ -27,6 +28,11 @@ const GRPC_TO_HTTP: Record<number, number> = {
   [grpc.status.FAILED_PRECONDITION]: 409,
   [grpc.status.ABORTED]: 409,
 };
+
+/** Connect's error codes are gRPC's names in snake_case: the same rows as GRPC_TO_HTTP. */
+const CONNECT_TO_HTTP: Record<string, number> = Object.fromEntries(
+  Object.entries(GRPC_TO_HTTP).map(([code, status]) => [grpc.status[Number(code)]!.toLowerCase(), status]),
+);
 
 describe('the order rules, the same on REST, GraphQL and gRPC', () => {
   let demo: DemoProcess;
@@ -75,6 +81,17 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
     }
   }
 
+  async function connectOrder(lines: Line[], token: string | undefined): Promise<Outcome> {
+    const res = await fetch(`${demo.endpoints.rest}/bookstore.Catalog/PlaceOrder`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', ...auth(token) },
+      body: JSON.stringify({ lines }),
+    });
+    const body = (await res.json()) as { code?: string; message?: string };
+    if (res.ok) return { status: 200, message: '' };
+    return { status: CONNECT_TO_HTTP[body.code ?? ''] ?? 500, message: body.message ?? '' };
+  }
+
   async function stockOf(id: string): Promise<number> {
     return ((await fetch(`${demo.endpoints.rest}/api/v1/books/${id}`).then((r) => r.json())) as { stock: number }).stock;
   }
@@ -83,7 +100,15 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
     ['REST', rest],
     ['GraphQL', graphql],
     ['gRPC', grpcOrder],
+    ['Connect', connectOrder],
   ] as const;
+
+  /** The outcome of the same order on each protocol, one after the other. */
+  async function everyProtocol(lines: Line[], token: string | undefined): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const [, place] of protocols) outcomes.push(await place(lines, token));
+    return outcomes;
+  }
 
   it.each(protocols)('%s: refuses with 409 an order whose lines for one book add up to more than its stock, and sells nothing', async (_name, place) => {
     expect(await stockOf('b3')).toBe(3);
@@ -105,36 +130,36 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
 
   it(`refuses an order of more than ${ORDER_LIMITS.maxLines} lines with the same 400 on every protocol`, async () => {
     const lines = Array.from({ length: ORDER_LIMITS.maxLines + 1 }, () => ({ bookId: 'b4', quantity: 1 }));
-    const outcomes = [await rest(lines, demo.endpoints.customerToken), await graphql(lines, demo.endpoints.customerToken), await grpcOrder(lines, demo.endpoints.customerToken)];
+    const outcomes = await everyProtocol(lines, demo.endpoints.customerToken);
     const expected = { status: 400, message: `An order has at most ${ORDER_LIMITS.maxLines} lines` };
-    expect(outcomes.map(({ status, message }) => ({ status, message }))).toEqual([expected, expected, expected]);
+    expect(outcomes.map(({ status, message }) => ({ status, message }))).toEqual(Array(4).fill(expected));
     expect(await stockOf('b4')).toBe(40);
   });
 
   it.each([[0], [ORDER_LIMITS.maxQuantity + 1], [-3]])('refuses a line of quantity %d with the same 400 on every protocol', async (quantity) => {
     const lines = [{ bookId: 'b4', quantity: 1 }, { bookId: 'b4', quantity }];
-    const outcomes = [await rest(lines, demo.endpoints.customerToken), await graphql(lines, demo.endpoints.customerToken), await grpcOrder(lines, demo.endpoints.customerToken)];
+    const outcomes = await everyProtocol(lines, demo.endpoints.customerToken);
     const expected = { status: 400, message: `Line 2: the quantity must be a whole number from 1 to ${ORDER_LIMITS.maxQuantity}` };
-    expect(outcomes.map(({ status, message }) => ({ status, message }))).toEqual([expected, expected, expected]);
+    expect(outcomes.map(({ status, message }) => ({ status, message }))).toEqual(Array(4).fill(expected));
     expect(await stockOf('b4')).toBe(40);
   });
 
   it('refuses an order naming an unknown book with 404 on every protocol', async () => {
     const lines = [{ bookId: 'b404', quantity: 1 }];
-    const outcomes = [await rest(lines, demo.endpoints.customerToken), await graphql(lines, demo.endpoints.customerToken), await grpcOrder(lines, demo.endpoints.customerToken)];
-    expect(outcomes.map((o) => o.status)).toEqual([404, 404, 404]);
+    const outcomes = await everyProtocol(lines, demo.endpoints.customerToken);
+    expect(outcomes.map((o) => o.status)).toEqual([404, 404, 404, 404]);
   });
 
   it('asks for a token (401) on every protocol', async () => {
     const lines = [{ bookId: 'b4', quantity: 1 }];
-    const outcomes = [await rest(lines, undefined), await graphql(lines, undefined), await grpcOrder(lines, undefined)];
-    expect(outcomes.map((o) => o.status)).toEqual([401, 401, 401]);
+    const outcomes = await everyProtocol(lines, undefined);
+    expect(outcomes.map((o) => o.status)).toEqual([401, 401, 401, 401]);
   });
 
   it('refuses a valid token without the customer role (403) on every protocol, for orders and for the order list', async () => {
     const lines = [{ bookId: 'b4', quantity: 1 }];
-    const outcomes = [await rest(lines, guestToken), await graphql(lines, guestToken), await grpcOrder(lines, guestToken)];
-    expect(outcomes.map(({ status, message }) => ({ status, message }))).toEqual(Array(3).fill({ status: 403, message: 'Insufficient permissions' }));
+    const outcomes = await everyProtocol(lines, guestToken);
+    expect(outcomes.map(({ status, message }) => ({ status, message }))).toEqual(Array(4).fill({ status: 403, message: 'Insufficient permissions' }));
     const restList = await fetch(`${demo.endpoints.rest}/api/v1/orders`, { headers: auth(guestToken) });
     expect(restList.status).toBe(403);
     const gqlList = await fetch(demo.endpoints.graphql, {
@@ -155,13 +180,13 @@ describe('the order rules, the same on REST, GraphQL and gRPC', () => {
     expect(await stockOf('b4')).toBe(38);
   });
 
-  it('sells the last copies exactly once when orders race on all three protocols (last: it empties b3)', async () => {
+  it('sells the last copies exactly once when orders race on all four protocols (last: it empties b3)', async () => {
     const line = [{ bookId: 'b3', quantity: 1 }];
     const token = demo.endpoints.customerToken;
-    const outcomes = await Promise.all([rest(line, token), graphql(line, token), grpcOrder(line, token), rest(line, token), graphql(line, token), grpcOrder(line, token)]);
+    const outcomes = await Promise.all([...protocols, ...protocols].map(([, place]) => place(line, token)));
     const sold = outcomes.filter((o) => o.status === 200 || o.status === 201).length;
     expect(sold).toBe(3);
-    expect(outcomes.filter((o) => o.status === 409)).toHaveLength(3);
+    expect(outcomes.filter((o) => o.status === 409)).toHaveLength(5);
     expect(await stockOf('b3')).toBe(0);
   });
 });
