@@ -1,8 +1,11 @@
+import { ERROR_CODE_STATUS, errorCodeOf } from '@fw/core';
+
 /**
  * The part of every generated client that does not depend on the operations: the options, the
  * error class, the REST calls and the server-sent event streams, over `fetch` alone. Written into
- * each client as it is (`String.raw`: no interpolation, backslashes kept); the tests compile and
- * lint the generated files with the repository's settings.
+ * each client as it is (`String.raw`: backslashes kept), but for the error codes and the code of
+ * each status, which are @fw/core's table (`@@ERROR_CODES@@`, `@@CODE_OF_STATUS@@` in the template,
+ * filled in below); the tests compile and lint the generated files with the repository's settings.
  */
 
 /** The names the runtime declares at the top of a client module: no generated type may take one. */
@@ -38,7 +41,7 @@ export const RUNTIME_NAMES: readonly string[] = [
   'AsyncIterable',
 ];
 
-export const CLIENT_RUNTIME = String.raw`/** What \`createClient\` takes. */
+const TEMPLATE = String.raw`/** What \`createClient\` takes. */
 export interface ClientOptions {
   /** Where the app is served, such as \`https://api.example.com\` (a path after the host is kept). */
   baseUrl: string;
@@ -72,30 +75,7 @@ export interface StreamOptions {
 
 /** What went wrong: the error code the server answered with (its HTTP status's code), or what happened to the call on its way. */
 export type FwErrorCode =
-  | 'cancelled'
-  | 'unknown'
-  | 'invalid_argument'
-  | 'deadline_exceeded'
-  | 'not_found'
-  | 'already_exists'
-  | 'permission_denied'
-  | 'resource_exhausted'
-  | 'failed_precondition'
-  | 'aborted'
-  | 'out_of_range'
-  | 'unimplemented'
-  | 'internal'
-  | 'unavailable'
-  | 'data_loss'
-  | 'unauthenticated'
-  | 'method_not_allowed'
-  | 'request_timeout'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'unprocessable_entity'
-  | 'too_many_requests'
-  | 'not_implemented';
+@@ERROR_CODES@@
 
 /** One refused field of an \`invalid_argument\` error. */
 export interface FwFieldError {
@@ -143,22 +123,7 @@ export function isFwClientError(value: unknown): value is FwClientError {
 }
 
 const FW_CODE_OF_STATUS: Readonly<Record<number, FwErrorCode>> = {
-  400: 'invalid_argument',
-  401: 'unauthenticated',
-  403: 'permission_denied',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  408: 'request_timeout',
-  409: 'conflict',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  422: 'unprocessable_entity',
-  429: 'too_many_requests',
-  499: 'cancelled',
-  500: 'internal',
-  501: 'not_implemented',
-  503: 'unavailable',
-  504: 'deadline_exceeded',
+@@CODE_OF_STATUS@@
 };
 
 const FW_STATUS_OF_CODE: Readonly<Record<string, true>> = Object.fromEntries(Object.values(FW_CODE_OF_STATUS).map((code) => [code, true] as const));
@@ -429,3 +394,14 @@ function fwTransport(options: ClientOptions): FwTransport {
   };
 }
 `.replace(/\\`/g, '`');
+
+/** Every status with a default code of its own (each code's own status), in order. */
+const STATUSES = [...new Set(Object.values(ERROR_CODE_STATUS))].sort((a, b) => a - b);
+
+export const CLIENT_RUNTIME = TEMPLATE.replace(
+  '@@ERROR_CODES@@',
+  Object.keys(ERROR_CODE_STATUS)
+    .map((code) => `  | '${code}'`)
+    .join('\n')
+    .concat(';'),
+).replace('@@CODE_OF_STATUS@@', STATUSES.map((status) => `  ${status}: '${errorCodeOf(status)}',`).join('\n'));
