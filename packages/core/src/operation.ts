@@ -24,7 +24,7 @@ import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition, RouteMeta,
 /**
  * The scalar kinds a field can have. `int32` is an integer bounded to 32 bits, `int` any safe
  * integer. `file` is an uploaded file (a web `File`), on the input side only: a part of a
- * `multipart/form-data` body on REST, `bytes` on gRPC; GraphQL has none.
+ * `multipart/form-data` body on REST; each protocol package says how it carries one, or refuses it.
  */
 export type ScalarKind = 'string' | 'boolean' | 'float' | 'int' | 'int32' | 'datetime' | 'file';
 
