@@ -8,7 +8,7 @@ const Upload = z.object({ title: z.string(), file: z.file().max(10).mime(['text/
 const Output = z.object({ title: z.string(), size: z.number(), text: z.string() });
 
 function define(change: Record<string, unknown>): unknown {
-  return defineOperation({ name: 'upload', input: Upload, output: Output, handler: () => ({ title: '', size: 0, text: '' }), ...change } as never);
+  return defineOperation({ name: 'upload', input: Upload, output: Output, handler: () => ({ title: '', size: 0, text: '' }), ...change });
 }
 
 async function multipart(app: Application, form: FormData) {
