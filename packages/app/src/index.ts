@@ -32,6 +32,8 @@ export {
   isTracked,
   isValidationError,
   joinPaths,
+  MULTIPART_DEFAULTS,
+  MULTIPART_OPTION_NAMES,
   OPERATION_NAME,
   OPERATION_TYPE,
   ROUTE_META,

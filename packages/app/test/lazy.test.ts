@@ -84,7 +84,7 @@ function packageOf(file: string): string {
 const packages = (run: Run): Set<string> => new Set(run.files.map(packageOf));
 
 /** The protocol libraries (prefixes match every package of a scope): the fw packages load them when an option needs them. */
-const HEAVY = ['graphql', 'graphql-jit', 'graphql-sse', 'graphql-ws', 'ws', '@grpc/', 'grpc-health-check', 'protobufjs', '@protobufjs/', '@opentelemetry/'];
+const HEAVY = ['graphql', 'graphql-jit', 'graphql-sse', 'graphql-ws', 'ws', '@grpc/', 'grpc-health-check', 'protobufjs', '@protobufjs/', '@opentelemetry/', 'busboy', 'streamsearch'];
 /** Every fw package: `@fw/app`'s root exports each one's own objects, so a program that imports it loads them all (each cheap: see HEAVY). */
 const FW_PACKAGES = ['@fw/app', '@fw/connect', '@fw/core', '@fw/graphql', '@fw/grpc', '@fw/metrics', '@fw/middleware', '@fw/openapi', '@fw/tracing', '@fw/validate'];
 const heavyIn = (run: Run): string[] => [...packages(run)].filter((name) => HEAVY.some((h) => (h.endsWith('/') ? name.startsWith(h) : name === h)));
@@ -116,6 +116,27 @@ describe.each(KINDS)('a REST-only app (%s consumer)', (kind) => {
     expect(packages(run)).toContain('@fw/app');
     expect(packages(run)).toContain('@fw/core');
     expect(heavyIn(run)).toEqual([]);
+  });
+
+  it('loads busboy on the first multipart body, and not before', async () => {
+    const run = await consume(kind, `
+      const { createApp } = await load('@fw/app');
+      const app = createApp();
+      app.post('/upload', async (ctx) => {
+        const names = [];
+        for await (const part of ctx.multipart()) names.push(part.fieldname);
+        ctx.json(names);
+      });
+      const { url } = await app.listen(0, '127.0.0.1');
+      const before = LOADED().some((f) => f.includes('/busboy/'));
+      const form = new FormData();
+      form.append('a', '1');
+      const res = await fetch(url + '/upload', { method: 'POST', body: form });
+      const answer = { before, status: res.status, body: await res.json() };
+      await app.close();
+      return answer;`);
+    expect(run.out).toEqual({ before: false, status: 200, body: ['a'] });
+    expect(packages(run)).toContain('busboy');
   });
 
   it('loads every fw package once, as its CommonJS build (an ES module entry only wraps it)', async () => {

@@ -3,6 +3,7 @@ import { Application, type ApplicationConfig, type Plugin } from './application.
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import type { AnyMiddleware } from './types.js';
+import { MULTIPART_DEFAULTS } from './multipart.js';
 
 /** An application whose logged errors are collected instead of printed. */
 function createApp(config: ApplicationConfig = {}): { app: Application; logged: Array<{ message: string; error: unknown }> } {
@@ -532,7 +533,7 @@ describe('Protocol plugin hooks', () => {
 
   it('exposes the context settings it was configured with', () => {
     const { app } = createApp({ bodyLimit: 10, maxQueryKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
-    expect(hostOf(app).contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
+    expect(hostOf(app).contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1, multipart: MULTIPART_DEFAULTS });
     expect(hostOf(createApp().app).contextSettings.maxJsonDepth).toBe(64);
   });
 });

@@ -3,6 +3,7 @@ import { DEFAULT_BODY_LIMIT } from './internal/body.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './internal/json.js';
 import type { LogFunction } from './internal/logging.js';
 import { DEFAULT_MAX_KEYS } from './internal/query.js';
+import { resolveMultipart, type MultipartConfig } from './multipart.js';
 import type { TimeoutConfig } from './server.js';
 
 /** Options of `new Application()` (and of `createApp` in `@fw/app`). */
@@ -39,6 +40,8 @@ export interface ApplicationConfig {
   logUnhandledRejections?: boolean;
   /** Limits and timing of streams (server-sent events, and every protocol's streams). */
   streams?: StreamsConfig;
+  /** Limits of `multipart/form-data` bodies (`ctx.multipart()`, `ctx.formData()`, operations with file fields) and where uploads are saved. */
+  multipart?: MultipartConfig;
 }
 
 /** Limits and timing of streams, shared by every transport (`ApplicationConfig.streams`). */
@@ -148,7 +151,7 @@ export function resolveConfig(config: ApplicationConfig): ResolvedConfig {
   return {
     port: portNumber(config.port),
     host: config.host,
-    settings: { bodyLimit, maxKeys, maxJsonDepth, trustProxy: config.trustProxy ?? false },
+    settings: { bodyLimit, maxKeys, maxJsonDepth, trustProxy: config.trustProxy ?? false, multipart: resolveMultipart(config.multipart) },
     maxUrlLength,
     methodNotAllowed: config.methodNotAllowed ?? true,
     closeTimeout: positive('closeTimeout', config.closeTimeout, 10_000),

@@ -6,6 +6,8 @@ export { Application } from './application.js';
 export type { RouteMethod } from './application.js';
 export type { ApplicationConfig, StreamsConfig } from './config.js';
 export { STREAM_DEFAULTS } from './config.js';
+export { MULTIPART_DEFAULTS, MULTIPART_OPTION_NAMES } from './multipart.js';
+export type { MultipartConfig, MultipartField, MultipartFile, MultipartForm, MultipartPart, SavedFile } from './multipart.js';
 export { isTracked, tracked } from './stream.js';
 export type { StreamEvent, Tracked } from './stream.js';
 export type { SSEOptions } from './sse.js';

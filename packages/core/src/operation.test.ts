@@ -432,10 +432,62 @@ describe("an operation's REST route and the request body's media type", () => {
     expect(res.json()).toEqual({ id: '1', soft: 'yes' });
   });
 
-  it('refuses an accepts list with anything but json and form when the operation is registered', () => {
+  it('answers 415 to a multipart body unless the route takes one: a cross-site form can send it too', async () => {
+    const { app, op } = served({ method: 'POST', path: '/books' });
+    const form = new FormData();
+    form.append('title', 'Dune');
+    const request = new Request('http://localhost/', { method: 'POST', body: form });
+    const res = await app.inject({ method: 'POST', url: '/books', headers: { 'content-type': request.headers.get('content-type')! }, body: Buffer.from(await request.arrayBuffer()) });
+    expect(res.statusCode).toBe(415);
+    expect(res.json<{ message: string }>().message).toBe('POST /books takes a JSON body (Content-Type: application/json), not multipart/form-data');
+    expect(op.calls).toEqual([]);
+  });
+
+  it('takes multipart by default for an input with a file field: fields as strings, files as Files, a list field always a list', async () => {
+    const app = new Application();
+    const file = { kind: 'scalar', scalar: 'file' } as const;
+    const input: ObjectShape = {
+      kind: 'object',
+      name: undefined,
+      source: {},
+      fields: [
+        { name: 'title', type: { kind: 'scalar', scalar: 'string' }, optional: false },
+        { name: 'cover', type: file, optional: false },
+        { name: 'pages', type: { kind: 'list', of: file }, optional: true },
+      ],
+    };
+    const seen: unknown[] = [];
+    const op = { ...operation('upload', { rest: { method: 'POST', path: '/upload', multipart: { fileSize: 100 } } }), input };
+    op.execute = async (raw) => {
+      const value = raw as { title: string; cover: File; pages: File[] };
+      seen.push({ title: value.title, cover: [value.cover instanceof File, value.cover.name, value.cover.type, await value.cover.text()], pages: value.pages.length });
+      return {};
+    };
+    app.operation(op);
+    const post = async (form: FormData) => {
+      const request = new Request('http://localhost/', { method: 'POST', body: form });
+      return app.inject({ method: 'POST', url: '/upload', headers: { 'content-type': request.headers.get('content-type')! }, body: Buffer.from(await request.arrayBuffer()) });
+    };
+    const form = new FormData();
+    form.append('title', 'Dune');
+    form.append('cover', new Blob(['png bytes'], { type: 'image/png' }), 'cover.png');
+    form.append('pages', new Blob(['p1']), 'p1.txt');
+    expect((await post(form)).statusCode).toBe(200);
+    expect(seen).toEqual([{ title: 'Dune', cover: [true, 'cover.png', 'image/png', 'png bytes'], pages: 1 }]);
+    const json = await app.inject({ method: 'POST', url: '/upload', body: { title: 'Dune' } });
+    expect(json.statusCode).toBe(415);
+    expect(json.json<{ message: string }>().message).toBe('POST /upload takes a multipart form body (Content-Type: multipart/form-data), not application/json');
+    // rest.multipart sets the route's limits.
+    const big = new FormData();
+    big.append('cover', new Blob(['x'.repeat(101)]), 'big.png');
+    const tooBig = await post(big);
+    expect([tooBig.statusCode, tooBig.json<{ message: string }>().message]).toEqual([413, 'File "big.png" larger than multipart.fileSize (100 bytes)']);
+  });
+
+  it('refuses an accepts list with anything but json, form and multipart when the operation is registered', () => {
     const app = new Application();
     expect(() => app.operation(operation('a', { rest: { method: 'POST', path: '/a', accepts: ['xml' as 'json'] } }))).toThrow(
-      'Operation "a": rest.accepts may hold "json" and "form", got "xml"',
+      'Operation "a": rest.accepts may hold "json", "form" and "multipart", got "xml"',
     );
     expect(() => app.operation(operation('b', { rest: { method: 'POST', path: '/b', accepts: [] } }))).toThrow('Operation "b": rest.accepts');
   });

@@ -3,11 +3,14 @@ import { isHttpContext, type Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { hasBody } from './internal/body.js';
 import { admittedBodyType } from './internal/media-type.js';
+import { isMultipart } from './internal/multipart.js';
 import { SSE_STREAM } from './internal/symbols.js';
 import { readsBody } from './internal/operation-rules.js';
 import { createContextKey, OPERATION_NAME, type RequestContext } from './request-context.js';
 import { metaOf, ROUTE_META, ROUTE_SCHEMA, schemaOf } from './route-meta.js';
 import type { StreamEvent } from './stream.js';
+import { readFormInMemory } from './internal/multipart-form.js';
+import type { MultipartConfig } from './multipart.js';
 import type { TraceAttributes } from './request-context.js';
 import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition, RouteMeta, RouteSchema } from './types.js';
 
@@ -18,8 +21,12 @@ import type { AnyMiddleware, HTTPMethod, Middleware, RouteDefinition, RouteMeta,
  * its own binding on `Operation` (declaration merging) and generates its types from the shapes below.
  */
 
-/** The scalar kinds a field can have. `int32` is an integer bounded to 32 bits, `int` any safe integer. */
-export type ScalarKind = 'string' | 'boolean' | 'float' | 'int' | 'int32' | 'datetime';
+/**
+ * The scalar kinds a field can have. `int32` is an integer bounded to 32 bits, `int` any safe
+ * integer. `file` is an uploaded file (a web `File`), on the input side only: a part of a
+ * `multipart/form-data` body on REST; each protocol package says how it carries one, or refuses it.
+ */
+export type ScalarKind = 'string' | 'boolean' | 'float' | 'int' | 'int32' | 'datetime' | 'file';
 
 /** A field of an object shape. */
 export interface FieldShape {
@@ -70,8 +77,8 @@ export type TypeShape =
 /** An object shape (an operation's input is always one). */
 export type ObjectShape = Extract<TypeShape, { kind: 'object' }>;
 
-/** A kind of request body an operation's REST route can take: JSON, or an HTML form (URL-encoded). */
-export type OperationBodyType = 'json' | 'form';
+/** A kind of request body an operation's REST route can take: JSON, an HTML form (URL-encoded), or a form with files (`multipart/form-data`). */
+export type OperationBodyType = 'json' | 'form' | 'multipart';
 
 /**
  * Where an operation is served over REST: one route. `defineOperation` takes it with its method
@@ -87,10 +94,14 @@ export interface OperationRest {
   /**
    * The request bodies a POST, PUT or PATCH route takes; any other Content-Type is answered 415
    * before the operation's middleware runs. `'form'` (URL-encoded) lets a cross-site HTML form
-   * call the operation: add it only for operations that are meant to be called that way.
-   * @default ['json']
+   * call the operation: add it only for operations that are meant to be called that way; so can
+   * `'multipart'` (`multipart/form-data`: fields by name, files as `File`s), which an input with a
+   * file field takes by default.
+   * @default ['multipart'] when the input has a file field, else ['json']
    */
   readonly accepts?: readonly OperationBodyType[];
+  /** Limits of a `multipart/form-data` body for this route, over the app's `multipart` settings. */
+  readonly multipart?: MultipartConfig | undefined;
 }
 
 /**
@@ -397,11 +408,13 @@ export function operationRoute(op: Operation): RouteDefinition {
   const status = rest.status ?? 200;
   const where = fromBody ? 'body' : 'query';
   const fromSource: InputOrigin = () => where;
-  const guard = fromBody ? bodyGuard(op, rest) : undefined;
+  const accepts = fromBody ? acceptedTypes(op, rest.accepts) : DEFAULT_ACCEPTS;
+  const guard = fromBody ? bodyGuard(op, rest, accepts) : undefined;
+  const multipart = accepts.includes('multipart') ? multipartReader(op, rest) : undefined;
   const streaming = op.stream === true;
   const handler: AnyMiddleware = async (ctx: Context) => {
     const params = ctx.params as Record<string, unknown>;
-    const source: unknown = fromBody ? await ctx.parseBody() : ctx.query;
+    const source: unknown = !fromBody ? ctx.query : multipart !== undefined && isMultipart(ctx.headers['content-type']) ? await multipart(ctx) : await ctx.parseBody();
     let input: unknown = source;
     let origin = fromSource;
     if (hasKeys(params)) {
@@ -478,14 +491,34 @@ function hasKeys(value: Record<string, unknown>): boolean {
   return false;
 }
 
-const BODY_TYPES: readonly OperationBodyType[] = ['json', 'form'];
+const BODY_TYPES: readonly OperationBodyType[] = ['json', 'form', 'multipart'];
 const DEFAULT_ACCEPTS: readonly OperationBodyType[] = ['json'];
+const FILE_ACCEPTS: readonly OperationBodyType[] = ['multipart'];
+
+/** Whether a shape is, or holds at its top (a list, a nullable), a file. */
+function isFileShape(shape: TypeShape): boolean {
+  if (shape.kind === 'scalar') return shape.scalar === 'file';
+  return (shape.kind === 'list' || shape.kind === 'nullable') && isFileShape(shape.of);
+}
+
+/** Whether an operation's input has a file field (uploaded as `multipart/form-data` on REST). */
+export function hasFileInput(op: Operation): boolean {
+  return op.input.fields.some((field) => isFileShape(field.type));
+}
+
+/**
+ * The request bodies an operation's REST route takes, its default applied: `rest.accepts`, else
+ * `['multipart']` for an input with a file field, else `['json']` (what documents such as OpenAPI describe).
+ */
+export function restBodyTypes(op: Operation): readonly OperationBodyType[] {
+  return acceptedTypes(op, op.rest?.accepts);
+}
 
 /** The body types of `rest.accepts`, checked. */
 function acceptedTypes(op: Operation, accepts: unknown): readonly OperationBodyType[] {
-  if (accepts === undefined) return DEFAULT_ACCEPTS;
+  if (accepts === undefined) return hasFileInput(op) ? FILE_ACCEPTS : DEFAULT_ACCEPTS;
   const fail = (got: string): never => {
-    throw new TypeError(`Operation "${op.name}": rest.accepts may hold "json" and "form", got ${got}`);
+    throw new TypeError(`Operation "${op.name}": rest.accepts may hold "json", "form" and "multipart", got ${got}`);
   };
   if (!Array.isArray(accepts) || accepts.length === 0) return fail(Array.isArray(accepts) ? 'an empty list' : typeof accepts);
   for (const type of accepts as unknown[]) if (!BODY_TYPES.includes(type as OperationBodyType)) fail(typeof type === 'string' ? JSON.stringify(type) : typeof type);
@@ -499,15 +532,8 @@ function acceptedTypes(op: Operation, accepts: unknown): readonly OperationBodyT
  * send without asking, so JSON alone is the default, as on the other protocols served over HTTP.
  * A request with neither a body nor a Content-Type carries no input to refuse.
  */
-function bodyGuard(op: Operation, rest: OperationRest): AnyMiddleware {
-  const accepts = acceptedTypes(op, rest.accepts);
-  const json = accepts.includes('json');
-  const form = accepts.includes('form');
-  const takes = json && form
-    ? 'a JSON or form body (Content-Type: application/json or application/x-www-form-urlencoded)'
-    : json
-      ? 'a JSON body (Content-Type: application/json)'
-      : 'a form body (Content-Type: application/x-www-form-urlencoded)';
+function bodyGuard(op: Operation, rest: OperationRest, accepts: readonly OperationBodyType[]): AnyMiddleware {
+  const takes = describeAccepts(accepts);
   const route = `${rest.method} ${rest.path}`;
   return function acceptsBody(ctx: Context, next) {
     const type = ctx.headers['content-type'];
@@ -517,6 +543,48 @@ function bodyGuard(op: Operation, rest: OperationRest): AnyMiddleware {
     }
     if (admittedBodyType(type, accepts) !== undefined) return next();
     throw new HTTPError(415, `${route} takes ${takes}, not ${mediaType(type)}`);
+  };
+}
+
+const BODY_NAMES: Record<OperationBodyType, readonly [string, string]> = {
+  json: ['JSON', 'application/json'],
+  form: ['form', 'application/x-www-form-urlencoded'],
+  multipart: ['multipart form', 'multipart/form-data'],
+};
+
+/** `a JSON or form body (Content-Type: application/json or application/x-www-form-urlencoded)`. */
+function describeAccepts(accepts: readonly OperationBodyType[]): string {
+  const names = accepts.map((type) => BODY_NAMES[type]);
+  const join = (list: string[]): string => (list.length <= 2 ? list.join(' or ') : `${list.slice(0, -1).join(', ')} or ${list.at(-1)!}`);
+  return `a ${join(names.map(([name]) => name))} body (Content-Type: ${join(names.map(([, type]) => type))})`;
+}
+
+/** Where each list field of the input is: a single part sent under its name still reads as a list of one. */
+function listFields(op: Operation): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const field of op.input.fields) {
+    let type = field.type;
+    while (type.kind === 'nullable') type = type.of;
+    if (type.kind === 'list') names.add(field.name);
+  }
+  return names;
+}
+
+/**
+ * Reads an operation's `multipart/form-data` body into its input: each field by name (a string),
+ * each file as a web `File`, held in memory within the route's limits (`rest.multipart` over the
+ * app's); a list field always reads as a list.
+ */
+function multipartReader(op: Operation, rest: OperationRest): (ctx: Context) => Promise<Record<string, unknown>> {
+  const lists = listFields(op);
+  const options = rest.multipart;
+  return async (ctx) => {
+    const input = await readFormInMemory(ctx.multipart(options));
+    for (const name of lists) {
+      const value = input[name];
+      if (value !== undefined && !Array.isArray(value)) input[name] = [value];
+    }
+    return input;
   };
 }
 

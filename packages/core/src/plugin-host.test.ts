@@ -3,6 +3,7 @@ import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import type { PluginHost } from './plugin-host.js';
 import { withMeta } from './route-meta.js';
+import { MULTIPART_DEFAULTS } from './multipart.js';
 import { send } from '../test/http-client.js';
 
 /** Registers a plugin that hands its host out, with the app's log collected. */
@@ -95,7 +96,7 @@ describe('the plugin host', () => {
 
   it('gives the context settings the app was configured with', () => {
     const { host } = hostOf({ bodyLimit: 10, trustProxy: 2 });
-    expect(host.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 1000, maxJsonDepth: 64, trustProxy: 2 });
+    expect(host.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 1000, maxJsonDepth: 64, trustProxy: 2, multipart: MULTIPART_DEFAULTS });
   });
 
   it('runs listen, close and closed hooks around the server life', async () => {

@@ -28,7 +28,7 @@ export { metaOf, schemaOf } from './route-meta.js';
 export { ORIGIN_POLICY, originPolicyOf, withOriginPolicy } from './origin-policy.js';
 export type { OriginPolicy, OriginRequest, WithHeaders } from './origin-policy.js';
 export { isPerCall, markPerCall, PER_CALL } from './per-call.js';
-export { OPERATION_BRAND, observeOperations, runOperation, runStreamOperation } from './operation.js';
+export { hasFileInput, OPERATION_BRAND, observeOperations, restBodyTypes, runOperation, runStreamOperation } from './operation.js';
 export type { OperationObserver } from './operation.js';
 export { CLIENT_CLOSED_REQUEST, isClientGone, markClientGone } from './client-gone.js';
 export { toStreamEvent } from './stream.js';

@@ -333,6 +333,7 @@ describe('one schema, one type', () => {
 describe('what cannot map', () => {
   const cases: Array<[string, Operation, RegExp]> = [
     ['a map', query('tags', { output: t.object({ counts: t.map(t.int32()) }) }), /^Operation "tags": output\.counts: a map \(z\.record\) cannot map to GraphQL, which has no map type: use a list of/],
+    ['a file (an upload) in the input', mutation('upload', { input: t.object({ doc: { kind: 'scalar', scalar: 'file' } }), output: t.string() }), /^Operation "upload": input\.doc: a file \(an upload\) cannot be served on GraphQL, which has no upload type/],
     ['a map in an input list', mutation('put', { input: t.object({ rows: t.list(t.map(t.string())) }), output: t.string() }), /^Operation "put": input\.rows\[\]: a map/],
     ['an enum value that is not a GraphQL name', query('e', { output: t.enum(['in-stock']) }), /^Operation "e": output: the enum value "in-stock" is not a valid GraphQL enum value/],
     ['true as an enum value', query('e', { output: t.enum(['true', 'false']) }), /^Operation "e": output: the enum value "true" is not a valid GraphQL enum value.*not true, false or null/],

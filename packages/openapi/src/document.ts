@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { isOperation, type HTTPMethod, type Operation, type Route } from '@fw/core';
-import { defaultLog, readsBody, upperFirst } from '@fw/core/plugin';
+import { defaultLog, readsBody, restBodyTypes, upperFirst } from '@fw/core/plugin';
 import { accessMeta } from './internal/access-meta.js';
 import { SchemaRegistry } from './internal/components.js';
 import { acceptsUndefined, convertSchema, isPlainJSONSchema } from './internal/convert.js';
@@ -222,7 +222,7 @@ class DocumentBuilder {
     const shape = this.objectShape(input);
     if (shape === undefined) {
       if (!fromBody) return { parameters: [...parameters, ...this.queryParameters(planned, input)] };
-      return { parameters, requestBody: { required: false, content: { 'application/json': { schema: input } } } };
+      return { parameters, requestBody: { required: false, content: bodyContent(op, input) } };
     }
     const fromPath = new Set(planned.routeNames);
     const names = Object.keys(shape.properties).filter((name) => !fromPath.has(name));
@@ -236,7 +236,7 @@ class DocumentBuilder {
     // Without path fields the input is the body as it is (a named schema stays a reference).
     const additional = this.registry.resolve(input).additionalProperties;
     const body = names.length === Object.keys(shape.properties).length ? input : additional === undefined ? rest : { ...rest, additionalProperties: additional };
-    return { parameters, requestBody: { required: Array.isArray(rest.required), content: { 'application/json': { schema: body } } } };
+    return { parameters, requestBody: { required: Array.isArray(rest.required), content: bodyContent(op, body) } };
   }
 
   /**
@@ -400,4 +400,16 @@ function sortResponses<T>(responses: Record<string, T>): Record<string, T> {
   const sorted: Record<string, T> = {};
   for (const status of Object.keys(responses).sort((a, b) => rank(a) - rank(b))) sorted[status] = responses[status]!;
   return sorted;
+}
+
+/**
+ * The media types an operation's body is documented with: JSON, and `multipart/form-data` when its
+ * route takes one (an input with a file field does by default; a file field is a `format: binary` string there).
+ */
+function bodyContent(op: Operation, schema: JSONSchema): Record<string, { schema: JSONSchema }> {
+  const types = restBodyTypes(op);
+  const content: Record<string, { schema: JSONSchema }> = {};
+  if (types.includes('json') || types.includes('form')) content['application/json'] = { schema };
+  if (types.includes('multipart')) content['multipart/form-data'] = { schema };
+  return content;
 }

@@ -168,10 +168,10 @@ describe('defineOperation()', () => {
       expect(Object.isFrozen((op.rest as { accepts: unknown }).accepts)).toBe(true);
       refused(
         { rest: { method: 'POST', path: '/books', accepts: ['xml'] } },
-        'defineOperation("getBook"): rest.accepts must be a non-empty list of "json" and "form", got ["xml"]',
+        'defineOperation("getBook"): rest.accepts must be a non-empty list of "json", "form" and "multipart", got ["xml"]',
       );
-      refused({ rest: { method: 'PUT', path: '/books', accepts: [] } }, 'rest.accepts must be a non-empty list of "json" and "form", got []');
-      refused({ rest: { method: 'PATCH', path: '/books', accepts: 'form' } }, 'rest.accepts must be a non-empty list of "json" and "form", got "form"');
+      refused({ rest: { method: 'PUT', path: '/books', accepts: [] } }, 'rest.accepts must be a non-empty list of "json", "form" and "multipart", got []');
+      refused({ rest: { method: 'PATCH', path: '/books', accepts: 'form' } }, 'rest.accepts must be a non-empty list of "json", "form" and "multipart", got "form"');
       refused(
         { rest: { method: 'GET', path: '/books/:id', accepts: ['form'] } },
         'defineOperation("getBook"): rest.accepts is for POST, PUT and PATCH, which read a body; GET reads the query',

@@ -242,7 +242,7 @@ describe('types that cannot be served', () => {
     ['never', z.never(), 'z.never() cannot be served on GraphQL or gRPC'],
     ['custom', z.custom<string>(() => true), 'z.custom() cannot be served on GraphQL or gRPC'],
     ['instanceof', z.instanceof(Map), 'z.custom() cannot be served on GraphQL or gRPC'],
-    ['file', z.file(), 'z.file() cannot be served on GraphQL or gRPC'],
+    ['file', z.file(), 'z.file() is for inputs only (an upload)'],
     ['lazy', z.lazy(() => z.string()), 'z.lazy() cannot be served on GraphQL or gRPC (recursive types are not supported)'],
   ];
 

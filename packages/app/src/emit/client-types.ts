@@ -82,7 +82,7 @@ export class ClientTypes {
   typeOf(shape: TypeShape, side: Side): string {
     switch (shape.kind) {
       case 'scalar':
-        return shape.scalar === 'string' ? 'string' : shape.scalar === 'boolean' ? 'boolean' : shape.scalar === 'datetime' ? 'Date' : 'number';
+        return shape.scalar === 'string' ? 'string' : shape.scalar === 'boolean' ? 'boolean' : shape.scalar === 'datetime' ? 'Date' : shape.scalar === 'file' ? 'Blob' : 'number';
       case 'nullable': {
         const of = this.typeOf(shape.of, side);
         return `${of} | null`;

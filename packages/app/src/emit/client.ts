@@ -1,5 +1,5 @@
 import { isOperation, type HTTPMethod, type Operation, type Route, type TypeShape } from '@fw/core';
-import { byName, typeStem } from '@fw/core/plugin';
+import { byName, hasFileInput, typeStem } from '@fw/core/plugin';
 import { CLIENT_RUNTIME, RUNTIME_NAMES } from './client-runtime.js';
 import { allOptional, ClientTypes, deprecatedLine, docComment, propertyKey, quote } from './client-types.js';
 
@@ -19,12 +19,16 @@ interface ServedOperation {
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The operations the routes serve, by name; one route each (the first, when one is served twice). */
+/**
+ * The operations the routes serve, by name; one route each (the first, when one is served twice).
+ * An operation with a file input is left out: it is called with a `multipart/form-data` body
+ * (`FormData`), which the client's JSON calls do not send.
+ */
 export function servedOperations(routes: readonly Route[]): ServedOperation[] {
   const served = new Map<string, ServedOperation>();
   for (const route of routes) {
     const op = route.meta?.operation;
-    if (!isOperation(op) || !METHODS.has(route.method)) continue;
+    if (!isOperation(op) || !METHODS.has(route.method) || hasFileInput(op)) continue;
     const known = served.get(op.name);
     if (known !== undefined) {
       if (known.op !== op) throw new Error(`emit: two operations are named "${op.name}" (${known.method} ${known.path} and ${route.method} ${route.path})`);

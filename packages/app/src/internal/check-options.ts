@@ -23,6 +23,7 @@ const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
   logUnhandledRejections: true,
   methodNotAllowed: true,
   streams: true,
+  multipart: true,
 };
 const APP_KEYS: Record<Exclude<keyof AppOptions, keyof ApplicationConfig>, true> = {
   protocols: true,

@@ -44,6 +44,8 @@ describe('admittedBodyType', () => {
     ['text/plain; charset=application/json', ['json'], undefined],
     ['application/x-www-form-urlencoded; x=application/json', ['json'], undefined],
     ['multipart/form-data; boundary=application/json', ['json', 'form'], undefined],
+    ['Multipart/Form-Data; boundary="----x"', ['json', 'multipart'], 'multipart'],
+    ['multipart/mixed; boundary=x', ['multipart'], undefined],
     ['text/json', ['json'], undefined],
     ['application/jsonp', ['json'], undefined],
     [undefined, ['json', 'form'], undefined],

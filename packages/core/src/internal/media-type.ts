@@ -10,8 +10,8 @@ export interface MediaType {
   readonly parameters: ReadonlyMap<string, string>;
 }
 
-/** The kinds of request body an endpoint can admit: JSON, or an HTML form (URL-encoded). */
-export type BodyType = 'json' | 'form';
+/** The kinds of request body an endpoint can admit: JSON, an HTML form (URL-encoded), or a form with files (`multipart/form-data`). */
+export type BodyType = 'json' | 'form' | 'multipart';
 
 /** `token` characters (RFC 9110 §5.6.2), by char code. */
 const TCHAR = new Uint8Array(128);
@@ -128,7 +128,7 @@ export function parseMediaType(value: string): MediaType | undefined {
  * The one admission rule for request bodies, on every transport: which of `accepts` a request's
  * `Content-Type` is, or undefined when it is none of them (answer 415 before anything runs).
  * `json` is `application/json` or an `application/*+json` type, `form` is
- * `application/x-www-form-urlencoded`; a `charset`, when given, must be UTF-8 (the only one a body
+ * `application/x-www-form-urlencoded`, `multipart` is `multipart/form-data`; a `charset`, when given, must be UTF-8 (the only one a body
  * is read in). Only the media type counts, parsed as RFC 9110 writes it: `text/plain;application/json`
  * is text, which a page on another site may send without a CORS preflight. No Content-Type, or a
  * malformed one, is admitted as nothing.
@@ -149,6 +149,7 @@ export function admittedBodyType(contentType: string | undefined, accepts: reado
 }
 
 function bodyTypeOf(type: MediaType): BodyType | undefined {
+  if (type.essence === 'multipart/form-data') return 'multipart';
   if (type.type !== 'application') return undefined;
   if (type.subtype === 'json' || (type.subtype.endsWith('+json') && type.subtype.length > 5)) return 'json';
   if (type.subtype === 'x-www-form-urlencoded') return 'form';

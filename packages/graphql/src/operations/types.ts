@@ -32,7 +32,8 @@ import { inputTypeName, isGraphQLName } from './names.js';
  * the path.
  */
 
-const SCALARS: Record<ScalarKind, GraphQLScalarType> = {
+// A file (an upload) has no GraphQL type: an operation with a file field is refused on GraphQL.
+const SCALARS: Record<Exclude<ScalarKind, 'file'>, GraphQLScalarType> = {
   string: GraphQLString,
   boolean: GraphQLBoolean,
   float: GraphQLFloat,
@@ -117,6 +118,9 @@ class TypeBuilder {
     if (shape.identifier === true) {
       if (kind !== 'string') throw operationError(op, path, `only a string can be an ID, not a ${kind}`);
       return GraphQLID;
+    }
+    if (kind === 'file') {
+      throw operationError(op, path, 'a file (an upload) cannot be served on GraphQL, which has no upload type: serve the operation on REST (multipart/form-data) and gRPC (bytes), without graphql');
     }
     const scalar = SCALARS[kind] as GraphQLScalarType | undefined;
     if (scalar === undefined) throw operationError(op, path, `the scalar kind "${String(kind)}" has no GraphQL type`);

@@ -17,6 +17,12 @@ import { snakeCase } from './names.js';
 type Step = (message: Record<string, unknown>, out: Record<string, unknown>) => void;
 type Convert = (value: unknown) => unknown;
 
+/**
+ * A `bytes` field of a file input as the web `File` the schema (`z.file()`) takes, as REST's
+ * multipart body gives it: the bytes sent, with no name and no type (a message carries neither).
+ */
+const toFile: Convert = (value) => (value instanceof Uint8Array ? new File([value], '', { type: '' }) : value);
+
 /** What an enum's zero value becomes: the field is left out. */
 const ABSENT = Symbol('absent');
 
@@ -52,6 +58,7 @@ export class Codecs {
 
   /** A request value inside a list or map. */
   private decodeElement(type: TypeShape): Convert | undefined {
+    if (type.kind === 'scalar' && type.scalar === 'file') return toFile;
     if (type.kind === 'enum') return this.enumToValue(type.source);
     if (type.kind === 'object') {
       const decode = this.decodeObject(type);
@@ -174,6 +181,8 @@ export class Codecs {
   }
 }
 
+const isFile = (type: TypeShape): boolean => type.kind === 'scalar' && type.scalar === 'file';
+
 /** Whether a decoded request message of this object differs from the input it stands for (see `Codecs`). */
 function requestChanges(shape: ObjectShape, visiting: Set<object>): boolean {
   if (visiting.has(shape.source)) return false;
@@ -182,8 +191,8 @@ function requestChanges(shape: ObjectShape, visiting: Set<object>): boolean {
     if (snakeCase(field.name) !== field.name) return true;
     const { type, nullable } = unwrapNullable(field.type);
     // proto-loader reads an unset message as null and an unset enum as its zero value; an unset nullable field must read as null.
-    if (type.kind === 'enum' || type.kind === 'object' || (nullable && !field.optional)) return true;
-    if (type.kind === 'list' || type.kind === 'map') return type.of.kind === 'enum' || (type.of.kind === 'object' && requestChanges(type.of, visiting));
+    if (type.kind === 'enum' || type.kind === 'object' || isFile(type) || (nullable && !field.optional)) return true;
+    if (type.kind === 'list' || type.kind === 'map') return type.of.kind === 'enum' || isFile(type.of) || (type.of.kind === 'object' && requestChanges(type.of, visiting));
     return false;
   });
 }

@@ -118,6 +118,8 @@ const SCALARS: Record<ScalarKind, { type: string; kind: string }> = {
   int: { type: 'int64', kind: 'int' },
   int32: { type: 'int32', kind: 'int' },
   datetime: { type: 'string', kind: 'string' },
+  // An uploaded file is its bytes; the handler gets them as a web File (see the codecs).
+  file: { type: 'bytes', kind: 'bytes' },
 };
 
 interface TypeEntry {

@@ -1,8 +1,8 @@
 import type { Middleware, RequestContext } from '@fw/core';
 import type { OperationGraphQLDefinition as OperationGraphQL, OperationGrpcDefinition as OperationGrpc } from '../types.js';
-import type { OperationBodyType } from '@fw/core';
+import type { MultipartConfig, OperationBodyType } from '@fw/core';
 import type { OperationRestDefinition } from '../types.js';
-import { refusesStrings } from './string-fields.js';
+import { holdsFile, refusesStrings } from './string-fields.js';
 import { isZod3, isZod4, kindOf, type ZodNode } from './zod4.js';
 
 /**
@@ -39,7 +39,7 @@ const ZOD3 = "is a zod 3 schema: operations need zod 4 (import { z } from 'zod' 
 
 const KEYS = {
   definition: ['name', 'description', 'deprecated', 'deprecationReason', 'aliases', 'input', 'output', 'stream', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
-  rest: ['method', 'path', 'status', 'accepts'],
+  rest: ['method', 'path', 'status', 'accepts', 'multipart'],
   graphql: ['type', 'args'],
   grpc: ['service', 'method'],
 } as const;
@@ -82,7 +82,7 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
     stream,
     middleware: middleware(given.middleware, fail),
     rest: given.rest === undefined ? undefined : rest(given.rest, input, stream, fail),
-    graphql: given.graphql === undefined ? undefined : graphql(given.graphql, stream, fail),
+    graphql: given.graphql === undefined ? undefined : graphql(given.graphql, stream, input, fail),
     grpc: given.grpc === undefined ? undefined : grpc(given.grpc, fail),
   };
 }
@@ -114,7 +114,7 @@ function record(value: unknown, what: string, fail: Fail): Record<string, unknow
 function rest(value: unknown, input: ZodNode, stream: boolean, fail: Fail): OperationRestDefinition {
   const given = record(value, stream ? 'rest must be an object { path, method? }' : 'rest must be an object { method, path, status? }', fail);
   unknownKeys(given, KEYS.rest, 'rest.', fail);
-  const { path, status, accepts } = given;
+  const { path, status, accepts, multipart } = given;
   // A stream is read by EventSource, which sends GET.
   const method = stream && given.method === undefined ? 'GET' : given.method;
   if (stream && status !== undefined) fail('rest.status is not for streams: server-sent events are answered 200');
@@ -124,12 +124,23 @@ function rest(value: unknown, input: ZodNode, stream: boolean, fail: Fail): Oper
     fail(`rest.status must be an integer from 200 to 299, got ${show(status)}`);
   }
   if (accepts !== undefined) {
-    if (!Array.isArray(accepts) || accepts.length === 0 || !(accepts as unknown[]).every((type) => type === 'json' || type === 'form')) {
-      fail(`rest.accepts must be a non-empty list of "json" and "form", got ${showList(accepts)}`);
+    if (!Array.isArray(accepts) || accepts.length === 0 || !(accepts as unknown[]).every((type) => type === 'json' || type === 'form' || type === 'multipart')) {
+      fail(`rest.accepts must be a non-empty list of "json", "form" and "multipart", got ${showList(accepts)}`);
     }
     if (QUERY_METHODS.has(method)) fail(`rest.accepts is for POST, PUT and PATCH, which read a body; ${method} reads the query`);
   }
   const fields = (input._zod.def.shape ?? {}) as Record<string, unknown>;
+  const files = Object.keys(fields).filter((key) => isZod4(fields[key]) && holdsFile(fields[key]));
+  if (multipart !== undefined) {
+    if (typeof multipart !== 'object' || multipart === null || Array.isArray(multipart)) fail('rest.multipart must be an object of limits ({ fileSize, files, ... })');
+    if (QUERY_METHODS.has(method)) fail(`rest.multipart is for POST, PUT and PATCH, which read a body; ${method} reads the query`);
+  }
+  if (files.length > 0) {
+    if (QUERY_METHODS.has(method)) fail(`input.${files[0]!}: a file is uploaded in a body (multipart/form-data): use POST, PUT or PATCH, not ${method}`);
+    if (accepts !== undefined && !(accepts as unknown[]).includes('multipart')) {
+      fail(`input.${files[0]!}: a file is uploaded as multipart/form-data: add "multipart" to rest.accepts`);
+    }
+  }
   const params = path.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1));
   for (const param of params) {
     if (!Object.prototype.hasOwnProperty.call(fields, param)) {
@@ -151,6 +162,7 @@ function rest(value: unknown, input: ZodNode, stream: boolean, fail: Fail): Oper
     path,
     ...(status === undefined ? {} : { status }),
     ...(accepts === undefined ? {} : { accepts: Object.freeze([...(accepts as OperationBodyType[])]) }),
+    ...(multipart === undefined ? {} : { multipart: Object.freeze({ ...(multipart as MultipartConfig) }) }),
   });
 }
 
@@ -177,8 +189,13 @@ function aliasList(value: unknown, name: string, fail: Fail): readonly string[] 
   return Object.freeze([...(value as string[])]);
 }
 
-function graphql(value: unknown, stream: boolean, fail: Fail): OperationGraphQL {
+function graphql(value: unknown, stream: boolean, input: ZodNode, fail: Fail): OperationGraphQL {
   const given = record(value, 'graphql must be an object { type }', fail);
+  const fields = (input._zod.def.shape ?? {}) as Record<string, unknown>;
+  const file = Object.keys(fields).find((key) => isZod4(fields[key]) && holdsFile(fields[key]));
+  if (file !== undefined) {
+    fail(`input.${file}: a file (z.file()) cannot be served on GraphQL, which has no upload type: leave graphql out (REST takes it as multipart/form-data, gRPC as bytes)`);
+  }
   unknownKeys(given, KEYS.graphql, 'graphql.', fail);
   if (stream) {
     if (given.type !== 'subscription') fail(`graphql.type of a streaming operation must be "subscription", got ${show(given.type)}`);

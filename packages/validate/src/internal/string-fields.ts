@@ -27,6 +27,25 @@ export function refusesStrings(node: ZodNode): StringRefusal | undefined {
   return undefined;
 }
 
+/** Whether a zod 4 field is a file (`z.file()`), behind its wrappers or as the element of a list. */
+export function holdsFile(node: ZodNode): boolean {
+  const def = node._zod.def;
+  if (def.type === 'file') return true;
+  if (def.type === 'optional' || def.type === 'nullable' || TRANSPARENT.has(def.type)) {
+    const inner = child(def, 'innerType');
+    return inner !== undefined && holdsFile(inner);
+  }
+  if (def.type === 'pipe') {
+    const from = child(def, 'in');
+    return from !== undefined && holdsFile(from);
+  }
+  if (def.type === 'array') {
+    const element = child(def, 'element');
+    return element !== undefined && holdsFile(element);
+  }
+  return false;
+}
+
 /** The parts of a zod 3 schema read here (`_def`, by shape: zod is not a runtime dependency). */
 interface Zod3Def {
   readonly typeName?: unknown;

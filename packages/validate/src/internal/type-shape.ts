@@ -83,6 +83,10 @@ class ShapeBuilder {
         return described({ kind: 'scalar', scalar: 'boolean' }, node);
       case 'date':
         return described({ kind: 'scalar', scalar: 'datetime' }, node);
+      case 'file':
+        // A file is uploaded, never answered: no protocol has a way to send one back in a message.
+        if (this.direction === 'output') throw new ShapeError(path, 'z.file() is for inputs only (an upload); answer a URL or the bytes as a base64 z.string()');
+        return described({ kind: 'scalar', scalar: 'file' }, node);
       case 'enum':
       case 'literal':
         return this.#enum(node, this.#choices(node, path));
