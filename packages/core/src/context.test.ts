@@ -567,3 +567,76 @@ describe('Context.ip', () => {
     expect(await ipFor({ trustProxy }, '3.3.3.3')).toBe('3.3.3.3');
   });
 });
+
+describe('Context.secure', () => {
+  async function secureFor(config: ApplicationConfig, headers: Record<string, string | undefined>, remoteAddress = '10.0.0.1'): Promise<boolean> {
+    const { app } = createApp(config);
+    app.get('/s', (ctx) => ctx.json(ctx.secure));
+    return (await app.inject({ url: '/s', remoteAddress, headers })).json<boolean>();
+  }
+
+  it('is false for a plain socket, and X-Forwarded-Proto is ignored without trustProxy', async () => {
+    expect(await secureFor({}, {})).toBe(false);
+    expect(await secureFor({}, { 'x-forwarded-proto': 'https' })).toBe(false);
+    expect(await secureFor({ trustProxy: 0 }, { 'x-forwarded-proto': 'https' })).toBe(false);
+  });
+
+  it('believes X-Forwarded-Proto from trusted proxies, the front-most one of them deciding', async () => {
+    expect(await secureFor({ trustProxy: true }, { 'x-forwarded-proto': 'https' })).toBe(true);
+    expect(await secureFor({ trustProxy: true }, { 'x-forwarded-proto': 'HTTPS' })).toBe(true);
+    expect(await secureFor({ trustProxy: true }, { 'x-forwarded-proto': 'http' })).toBe(false);
+    expect(await secureFor({ trustProxy: 1 }, { 'x-forwarded-proto': 'https' })).toBe(true);
+    // A value the client sent ahead of the one trusted proxy is not read.
+    expect(await secureFor({ trustProxy: 1 }, { 'x-forwarded-proto': 'https, http' })).toBe(false);
+    expect(await secureFor({ trustProxy: 1 }, { 'x-forwarded-proto': 'http, https' })).toBe(true);
+    // Two trusted proxies: the front one ended TLS, the inner one appended what it saw.
+    expect(await secureFor({ trustProxy: 2 }, { 'x-forwarded-proto': 'https, http' })).toBe(true);
+    expect(await secureFor({ trustProxy: 1 }, { 'x-forwarded-proto': ' , ' })).toBe(false);
+  });
+
+  it('believes X-Forwarded-Proto only from listed proxy addresses when trustProxy is a list', async () => {
+    const trustProxy = ['10.0.0.1', '10.0.0.2'];
+    expect(await secureFor({ trustProxy }, { 'x-forwarded-proto': 'https' })).toBe(true);
+    expect(await secureFor({ trustProxy }, { 'x-forwarded-proto': 'https' }, '192.168.1.9')).toBe(false);
+    expect(await secureFor({ trustProxy }, { 'x-forwarded-proto': 'https, http', 'x-forwarded-for': '1.1.1.1, 10.0.0.2' })).toBe(true);
+    expect(await secureFor({ trustProxy }, { 'x-forwarded-proto': 'https, http', 'x-forwarded-for': '1.1.1.1' })).toBe(false);
+  });
+});
+
+describe('Context.responseBody', () => {
+  it('is the recorded body after await next(): the JSON text, the text, the bytes as sent', async () => {
+    const { app } = createApp();
+    const seen: unknown[] = [];
+    app.use(async (ctx, next) => {
+      await next();
+      seen.push(ctx.responseBody);
+    });
+    app.get('/json', (ctx) => ctx.json({ a: 1 }));
+    app.get('/text', (ctx) => ctx.text('hi'));
+    const bytes = Buffer.from([1, 2, 3]);
+    app.get('/bytes', (ctx) => ctx.send(bytes));
+    app.get('/none', (ctx) => ctx.status(204));
+    for (const url of ['/json', '/text', '/bytes', '/none']) await app.inject(url);
+    expect(seen).toEqual(['{"a":1}', 'hi', bytes, undefined]);
+    expect(seen[2]).toBe(bytes);
+  });
+
+  it('is undefined when the handler took over the raw response (a piped stream, server-sent events)', async () => {
+    const { app } = createApp();
+    const seen: unknown[] = [];
+    app.use(async (ctx, next) => {
+      await next();
+      seen.push(ctx.responseBody);
+    });
+    app.get('/piped', (ctx) => {
+      ctx.text('recorded first');
+      Readable.from(['streamed']).pipe(ctx.res);
+    });
+    app.get('/events', (ctx) => ctx.sse((async function* () {
+      yield 1;
+    })()));
+    expect((await app.inject('/piped')).body).toBe('streamed');
+    await app.inject('/events');
+    expect(seen).toEqual([undefined, undefined]);
+  });
+});

@@ -5,7 +5,7 @@ import { MultipartReader } from './internal/multipart.js';
 import { readForm } from './internal/multipart-form.js';
 import { MULTIPART_DEFAULTS, resolveMultipart, type MultipartConfig, type MultipartForm, type MultipartPart, type ResolvedMultipartConfig } from './multipart.js';
 import { parseQuery } from './internal/query.js';
-import { clientIp, type TrustProxy } from './internal/client-ip.js';
+import { clientIp, forwardedHttps, type TrustProxy } from './internal/client-ip.js';
 import { streamHostOf } from './internal/stream-host.js';
 import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE, UNANSWERED } from './internal/symbols.js';
 import { SseStream, type SSEOptions } from './sse.js';
@@ -138,6 +138,24 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   get ip(): string {
     const header = this.headers['x-forwarded-for'];
     return clientIp(this.req.socket?.remoteAddress ?? '', Array.isArray(header) ? header.join(',') : header, this.#settings.trustProxy);
+  }
+
+  /**
+   * Whether the request came over TLS: on a TLS socket (an `https` server made with `app.handler`),
+   * or through proxies that `trustProxy` trusts, the front-most of which says `X-Forwarded-Proto: https`.
+   */
+  get secure(): boolean {
+    const socket = this.req.socket as { encrypted?: boolean } | undefined;
+    if (socket?.encrypted === true) return true;
+    const proto = this.headers['x-forwarded-proto'];
+    if (proto === undefined) return false;
+    const forwardedFor = this.headers['x-forwarded-for'];
+    return forwardedHttps(
+      this.req.socket?.remoteAddress ?? '',
+      Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor,
+      Array.isArray(proto) ? proto.join(',') : proto,
+      this.#settings.trustProxy,
+    );
   }
 
   /** The value of a per-request variable (declared with `createContextKey`) on this request, else the key's default. */
@@ -368,6 +386,17 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     if (this.#payload !== NO_BODY) return 200;
     // A handler streaming into the raw response sends the status it gave the raw response.
     return this[RAW_IN_USE]() ? this.res.statusCode : 0;
+  }
+
+  /**
+   * The body recorded with `json()`, `text()` or `send()`, which is written once the chain has
+   * finished: middleware reads it after `await next()` (to hash it for an ETag). `undefined` when
+   * no body was recorded, or when the raw response was taken over (a stream piped into `ctx.res`,
+   * server-sent events), whose bytes never pass through the context.
+   */
+  get responseBody(): string | Buffer | undefined {
+    const payload = this.#payload;
+    return payload === NO_BODY || this[RAW_IN_USE]() ? undefined : payload;
   }
 
   /** Whether a response has been decided (a body or status set, or the raw response written). */

@@ -1,7 +1,7 @@
 // The README example, run as it is written there (with port 0 instead of 3000).
 import { Application, HTTPError, withMeta, type Next, type RequestContext } from '@fw/core';
 import { SignJWT } from 'jose';
-import { authenticate, cors, jwtVerifier, logger, rateLimit, requireRole } from './index.js';
+import { authenticate, cors, etag, jwtVerifier, logger, rateLimit, requireRole, secureHeaders } from './index.js';
 
 it('runs the README example', async () => {
   const lines: string[] = [];
@@ -63,4 +63,50 @@ it('runs the README route meta example', async () => {
   expect(meta).toEqual({ auth: true, roles: ['partner'], rateLimited: { windowMs: 60000, maxRequests: 10 } });
   expect((await app.inject({ url: '/partner/orders', headers: { 'x-api-key': 'k-123' } })).statusCode).toBe(200);
   expect((await app.inject('/partner/orders')).statusCode).toBe(401);
+});
+
+it('runs the README etag example', async () => {
+  // --- README example starts
+  const catalog = [{ id: 1, title: 'Dune' }];
+  const app = new Application();
+  app.use(etag()); // every GET and HEAD route
+  app.get('/catalog', (ctx) => ctx.json(catalog)); // ETag: W/"<hash>"; If-None-Match: W/"<hash>" → 304
+  app.get('/report', etag({ weak: false }), (ctx) => ctx.text('...')); // per route (or router.use): strong; the outer etag() keeps it
+  app.get('/book', (ctx) => ctx.setHeader('last-modified', 'Tue, 01 Dec 2026 10:00:00 GMT').json(catalog[0]));
+  // --- README example ends
+
+  const first = await app.inject('/catalog');
+  expect(first.headers.etag).toMatch(/^W\/"[\w-]{27}"$/);
+  expect((await app.inject({ url: '/catalog', headers: { 'if-none-match': String(first.headers.etag) } })).statusCode).toBe(304);
+  expect((await app.inject('/report')).headers.etag).toMatch(/^"[\w-]{27}"$/);
+  expect((await app.inject({ url: '/book', headers: { 'if-modified-since': 'Tue, 01 Dec 2026 10:00:00 GMT' } })).statusCode).toBe(304);
+});
+
+it('runs the README secureHeaders example', async () => {
+  // --- README example starts
+  const app = new Application({ trustProxy: 1 }); // behind a TLS-ending proxy: X-Forwarded-Proto is believed
+  app.use(secureHeaders()); // the defaults below
+
+  // Or with other values:
+  const site = secureHeaders({
+    xFrameOptions: 'SAMEORIGIN',
+    contentSecurityPolicy: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:'] },
+    strictTransportSecurity: { maxAge: 63072000, preload: true },
+    crossOriginResourcePolicy: false,
+  });
+  // --- README example ends
+
+  app.get('/api', (ctx) => ctx.json({}));
+  app.get('/site', site, (ctx) => ctx.json({}));
+  const api = await app.inject({ url: '/api', headers: { 'x-forwarded-proto': 'https' } });
+  expect(api.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+  expect(api.headers['x-frame-options']).toBe('DENY');
+  expect(api.headers['strict-transport-security']).toBe('max-age=15552000; includeSubDomains');
+  expect((await app.inject('/api')).headers['strict-transport-security']).toBeUndefined();
+  // The route's own secureHeaders() sets last: its values win; its false leaves the outer value in place.
+  const own = await app.inject('/site');
+  expect(own.headers['content-security-policy']).toBe("default-src 'self'; img-src 'self' data:");
+  expect(own.headers['x-frame-options']).toBe('SAMEORIGIN');
+  expect(own.headers['strict-transport-security']).toBe('max-age=63072000; includeSubDomains; preload');
+  expect(own.headers['cross-origin-resource-policy']).toBe('same-origin');
 });

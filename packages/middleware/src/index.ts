@@ -1,9 +1,12 @@
 /**
  * @fw/middleware — the built-in middleware of fw: cors, logger, rateLimit (memory and Redis
- * stores), authenticate (with a jose-based JWT verifier) and requireRole, and the route meta keys they write.
+ * stores), authenticate (with a jose-based JWT verifier), requireRole, etag (conditional GET) and
+ * secureHeaders, and the route meta keys they write.
  */
 export { cors, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE, DEFAULT_CORS_METHODS } from './cors.js';
 export type { CorsMiddleware } from './cors.js';
+export { etag } from './etag.js';
+export type { ETagMiddleware } from './etag.js';
 export { logger } from './logger.js';
 export type { LoggerMiddleware } from './logger.js';
 export { rateLimit, DEFAULT_RATE_LIMIT_MAX_REQUESTS, DEFAULT_RATE_LIMIT_MESSAGE, DEFAULT_RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
@@ -14,12 +17,16 @@ export { RedisStore, RedisStoreError, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOU
 export { authenticate, AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './authenticate.js';
 export type { Authenticate, AuthenticateMiddleware } from './authenticate.js';
 export { requireRole, rolesOf, INSUFFICIENT_ROLE_MESSAGE } from './require-role.js';
+export { secureHeaders, DEFAULT_CONTENT_SECURITY_POLICY, DEFAULT_SECURE_HEADERS, DEFAULT_STRICT_TRANSPORT_SECURITY } from './secure-headers.js';
+export type { SecureHeadersMiddleware } from './secure-headers.js';
 export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './jwt.js';
 // Also declares the route meta keys `roles` and `rateLimited` on core's RouteMeta (`auth` and `authOptional` are core's).
 export type { RateLimitedMeta } from './route-meta.js';
 export type {
   AuthenticateConfig,
+  ContentSecurityPolicyDirectives,
   CorsConfig,
+  ETagConfig,
   JsonWebKeyInput,
   JwtClaims,
   JwtVerifier,
@@ -34,7 +41,9 @@ export type {
   RateLimitStore,
   RedisClientLike,
   RedisStoreConfig,
+  SecureHeadersConfig,
   StandardHeadersDraft,
+  StrictTransportSecurityConfig,
   TokenVerifier,
   VerifierService,
   VerifyFunction,

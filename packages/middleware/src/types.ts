@@ -240,3 +240,78 @@ export interface JwtVerifierConfig {
 
 /** The verifier `jwtVerifier()` returns: usable with `authenticate(verifier)`. */
 export type JwtVerifier = (token: string, ctx?: RequestContext) => Promise<JwtClaims>;
+
+// ---------------------------------------------------------------------------------------------
+// etag
+
+/** Options of `etag()`. */
+export interface ETagConfig {
+  /**
+   * Send weak ETags (`W/"…"`): the answer is the same, byte for byte or not (a compressed copy,
+   * another JSON spacing). `false` sends strong ones (`"…"`), for byte ranges and `If-Match`.
+   * @default true
+   */
+  weak?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// secureHeaders
+
+/**
+ * Content-Security-Policy directives by their camelCase names (`defaultSrc` → `default-src`), each
+ * a source, a list of sources, or `true` for a directive without one (`upgradeInsecureRequests`).
+ */
+export type ContentSecurityPolicyDirectives = Readonly<Record<string, string | readonly string[] | boolean | undefined>>;
+
+/** `Strict-Transport-Security` by its parts. */
+export interface StrictTransportSecurityConfig {
+  /** Seconds the browser keeps to https. @default 15552000 (180 days) */
+  maxAge?: number;
+  /** The policy covers subdomains too. @default true */
+  includeSubDomains?: boolean;
+  /** Ask to be on the browsers' preload list. @default false */
+  preload?: boolean;
+}
+
+/**
+ * Options of `secureHeaders()`. Each header option takes its value as a string, `false` (not sent)
+ * or `true` (its default value).
+ */
+export interface SecureHeadersConfig {
+  /**
+   * `Content-Security-Policy`: a policy as written, or its directives. A route that sets its own keeps it.
+   * @default "default-src 'none'; frame-ancestors 'none'"
+   */
+  contentSecurityPolicy?: string | ContentSecurityPolicyDirectives | boolean;
+  /** `Cross-Origin-Embedder-Policy`; `true` sends `require-corp`. @default false */
+  crossOriginEmbedderPolicy?: string | boolean;
+  /** `Cross-Origin-Opener-Policy`. @default 'same-origin' */
+  crossOriginOpenerPolicy?: string | boolean;
+  /** `Cross-Origin-Resource-Policy`. @default 'same-origin' */
+  crossOriginResourcePolicy?: string | boolean;
+  /** `Origin-Agent-Cluster`; `true` sends `?1`. @default false */
+  originAgentCluster?: string | boolean;
+  /** `Permissions-Policy`, e.g. `'camera=(), microphone=()'` (no default value). @default false */
+  permissionsPolicy?: string | boolean;
+  /** `Referrer-Policy`. @default 'no-referrer' */
+  referrerPolicy?: string | boolean;
+  /**
+   * `Strict-Transport-Security`. Not given: `max-age=15552000; includeSubDomains` on requests that
+   * came over https (`ctx.secure`) only. `true`, a string or its parts: sent on every answer (TLS
+   * ended at a proxy `trustProxy` does not trust; browsers ignore it over plain http). `false`: never.
+   * @default 'max-age=15552000; includeSubDomains' on https requests
+   */
+  strictTransportSecurity?: string | StrictTransportSecurityConfig | boolean;
+  /** `X-Content-Type-Options`. @default 'nosniff' */
+  xContentTypeOptions?: string | boolean;
+  /** `X-DNS-Prefetch-Control`. @default 'off' */
+  xDnsPrefetchControl?: string | boolean;
+  /** `X-Frame-Options`. @default 'DENY' */
+  xFrameOptions?: string | boolean;
+  /** `X-Permitted-Cross-Domain-Policies`. @default 'none' */
+  xPermittedCrossDomainPolicies?: string | boolean;
+  /** `X-XSS-Protection`; `true` sends `0` (turns off the old filters, as helmet does). @default false */
+  xXssProtection?: string | boolean;
+  /** Remove `X-Powered-By` from the answer. @default true */
+  removePoweredBy?: boolean;
+}
