@@ -53,6 +53,7 @@ export {
   clientIpKey,
   cors,
   createPubSub,
+  etag,
   jwtVerifier,
   logger,
   MemoryPubSub,
@@ -64,6 +65,7 @@ export {
   RedisStoreError,
   requireRole,
   rolesOf,
+  secureHeaders,
 } from '@fw/middleware';
 export type * from '@fw/middleware';
 export { createHandler, defineOperation, validate } from '@fw/validate';
