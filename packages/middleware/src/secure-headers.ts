@@ -10,7 +10,7 @@ export const DEFAULT_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancest
 /** `Strict-Transport-Security` sent on https requests: 180 days, subdomains included. */
 export const DEFAULT_STRICT_TRANSPORT_SECURITY = 'max-age=15552000; includeSubDomains';
 
-/** The headers of the options that take a header value, and the value each sends when on by default (`undefined`: off unless asked for). */
+/** Each header option: its header, the value `true` sends (`undefined`: none, a string must be given), and whether it is on by default. */
 const HEADERS = {
   contentSecurityPolicy: ['content-security-policy', DEFAULT_CONTENT_SECURITY_POLICY, true],
   crossOriginEmbedderPolicy: ['cross-origin-embedder-policy', 'require-corp', false],
