@@ -533,7 +533,7 @@ describe('Protocol plugin hooks', () => {
 
   it('exposes the context settings it was configured with', () => {
     const { app } = createApp({ bodyLimit: 10, maxQueryKeys: 5, maxJsonDepth: 8, trustProxy: 1 });
-    expect(hostOf(app).contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1, multipart: MULTIPART_DEFAULTS });
+    expect(hostOf(app).contextSettings).toEqual({ bodyLimit: 10, maxKeys: 5, maxJsonDepth: 8, trustProxy: 1, multipart: MULTIPART_DEFAULTS, decompressBody: true });
     expect(hostOf(createApp().app).contextSettings.maxJsonDepth).toBe(64);
   });
 });

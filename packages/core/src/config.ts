@@ -14,6 +14,13 @@ export interface ApplicationConfig {
   host?: string;
   /** Largest request body in bytes; more is answered 413. @default 1048576 (1 MiB) */
   bodyLimit?: number;
+  /**
+   * Decompress request bodies sent with `Content-Encoding: gzip`, `deflate` or `br` (as Express's
+   * body-parser does), `bodyLimit` holding for the decompressed size, so a "zip bomb" is a 413;
+   * another coding is a 415. `false` answers every compressed body 415 (as Fastify does).
+   * @default true
+   */
+  decompressBody?: boolean;
   /** Most keys in a query string or URL-encoded body; more is answered 400. @default 1000 */
   maxQueryKeys?: number;
   /** Longest request URL (path and query); longer is answered 414. @default 8192 */
@@ -148,10 +155,12 @@ export function resolveConfig(config: ApplicationConfig): ResolvedConfig {
   const maxKeys = positive('maxQueryKeys', config.maxQueryKeys, DEFAULT_MAX_KEYS);
   const maxUrlLength = positive('maxUrlLength', config.maxUrlLength, 8192);
   const maxJsonDepth = positiveInteger('maxJsonDepth', config.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH);
+  const decompressBody = config.decompressBody ?? true;
+  if (typeof decompressBody !== 'boolean') throw new TypeError(`decompressBody must be a boolean, got ${typeof decompressBody}`);
   return {
     port: portNumber(config.port),
     host: config.host,
-    settings: { bodyLimit, maxKeys, maxJsonDepth, trustProxy: config.trustProxy ?? false, multipart: resolveMultipart(config.multipart) },
+    settings: { bodyLimit, maxKeys, maxJsonDepth, trustProxy: config.trustProxy ?? false, multipart: resolveMultipart(config.multipart), decompressBody },
     maxUrlLength,
     methodNotAllowed: config.methodNotAllowed ?? true,
     closeTimeout: positive('closeTimeout', config.closeTimeout, 10_000),

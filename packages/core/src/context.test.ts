@@ -208,7 +208,7 @@ describe('Context.body', () => {
     expect(bad.statusCode).toBe(400);
   });
 
-  it('answers 413 for a body over bodyLimit and 415 for a compressed body', async () => {
+  it('answers 413 for a body over bodyLimit', async () => {
     const { app } = createApp({ bodyLimit: 10 });
     app.post('/b', echoBody);
     const big = await app.inject({ method: 'POST', url: '/b', body: { text: 'more than ten bytes' } });
@@ -216,8 +216,6 @@ describe('Context.body', () => {
     expect(big.json()).toEqual({ error: true, message: 'Request body is larger than 10 bytes', code: 413 });
     const fits = await app.inject({ method: 'POST', url: '/b', body: { a: 1 } });
     expect(fits.statusCode).toBe(200);
-    const gzip = await app.inject({ method: 'POST', url: '/b', headers: { 'content-encoding': 'gzip' }, body: { a: 1 } });
-    expect(gzip.statusCode).toBe(415);
   });
 
   it('is read before route middleware, and global middleware can read it early with parseBody()', async () => {

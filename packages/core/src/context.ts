@@ -23,6 +23,8 @@ export interface ContextSettings {
   trustProxy: TrustProxy;
   /** Limits of multipart bodies (`ApplicationConfig.multipart`). @default MULTIPART_DEFAULTS */
   multipart?: ResolvedMultipartConfig;
+  /** Decompress request bodies sent with `Content-Encoding: gzip`, `deflate` or `br`; undefined is true. */
+  decompressBody?: boolean;
 }
 
 export type { TrustProxy };
@@ -257,7 +259,7 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     // Middleware that read the raw stream itself (a webhook signature check) leaves nothing to
     // parse: waiting for an 'end' that already happened would hang the request.
     if (this.req.readableEnded) return this.#body as TBody;
-    const read = readBody(this.req, this.#settings.bodyLimit);
+    const read = readBody(this.req, this.#settings.bodyLimit, this.#settings.decompressBody !== false);
     const raw = read instanceof Buffer ? read : await read;
     this.#body = parseBody(kind, raw, this.#settings.maxKeys, this.#settings.maxJsonDepth) as TBody;
     return this.#body;

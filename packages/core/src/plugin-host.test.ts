@@ -96,7 +96,7 @@ describe('the plugin host', () => {
 
   it('gives the context settings the app was configured with', () => {
     const { host } = hostOf({ bodyLimit: 10, trustProxy: 2 });
-    expect(host.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 1000, maxJsonDepth: 64, trustProxy: 2, multipart: MULTIPART_DEFAULTS });
+    expect(host.contextSettings).toEqual({ bodyLimit: 10, maxKeys: 1000, maxJsonDepth: 64, trustProxy: 2, multipart: MULTIPART_DEFAULTS, decompressBody: true });
   });
 
   it('runs listen, close and closed hooks around the server life', async () => {

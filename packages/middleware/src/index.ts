@@ -1,10 +1,12 @@
 /**
- * @fw/middleware — the built-in middleware of fw: cors, logger, rateLimit (memory and Redis
- * stores), authenticate (with a jose-based JWT verifier), requireRole, etag (conditional GET) and
- * secureHeaders, and the route meta keys they write.
+ * @fw/middleware — the built-in middleware of fw: cors, compress, logger, rateLimit (memory and
+ * Redis stores), authenticate (with a jose-based JWT verifier), requireRole, etag (conditional GET)
+ * and secureHeaders, and the route meta keys they write.
  */
 export { cors, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE, DEFAULT_CORS_METHODS } from './cors.js';
 export type { CorsMiddleware } from './cors.js';
+export { compress, isCompressibleType, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESS_ENCODINGS, DEFAULT_COMPRESS_THRESHOLD } from './compress.js';
+export type { CompressMiddleware } from './compress.js';
 export { etag } from './etag.js';
 export type { ETagMiddleware } from './etag.js';
 export { logger } from './logger.js';
@@ -24,6 +26,8 @@ export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './jwt
 export type { RateLimitedMeta } from './route-meta.js';
 export type {
   AuthenticateConfig,
+  CompressConfig,
+  CompressEncoding,
   ContentSecurityPolicyDirectives,
   CorsConfig,
   ETagConfig,

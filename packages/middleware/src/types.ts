@@ -1,4 +1,5 @@
 import type { KeyObject, webcrypto } from 'node:crypto';
+import type { BrotliOptions, ZlibOptions } from 'node:zlib';
 import type { HTTPMethod, RequestContext } from '@fw/core';
 
 // ---------------------------------------------------------------------------------------------
@@ -314,4 +315,33 @@ export interface SecureHeadersConfig {
   xXssProtection?: string | boolean;
   /** Remove `X-Powered-By` from the answer. @default true */
   removePoweredBy?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// compress
+
+/** A content coding `compress()` can answer with (`zstd` only where Node has `zlib.createZstdCompress`). */
+export type CompressEncoding = 'zstd' | 'br' | 'gzip' | 'deflate';
+
+/** Options of `compress()`. */
+export interface CompressConfig {
+  /**
+   * The codings offered, in the server's order of preference (it breaks ties between codings the
+   * client weighs equally). `zstd` is left out where this Node has no zstd (Node 20): listing it is
+   * not an error.
+   * @default ['br', 'gzip']
+   */
+  encodings?: readonly CompressEncoding[];
+  /** Bodies smaller than this many bytes go out uncompressed (a body of unknown size, streamed, is compressed). @default 1024 */
+  threshold?: number;
+  /**
+   * Which media types (`type/subtype`, lower case, without parameters) are compressed. Event
+   * streams, gRPC and Connect answers never are, whatever this says.
+   * @default text/*, JSON and `+json`, JavaScript, XML and `+xml`, SVG, form data, WebAssembly, TTF/OTF fonts (`isCompressibleType`)
+   */
+  types?: RegExp | ((mediaType: string) => boolean);
+  /** Options of the brotli encoder; `params` merge over the default. @default { params: { [BROTLI_PARAM_QUALITY]: 4 } } */
+  brotliOptions?: BrotliOptions;
+  /** Options of the gzip and deflate encoders. @default node's (level 6) */
+  zlibOptions?: ZlibOptions;
 }

@@ -16,6 +16,7 @@ const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
   maxQueryKeys: true,
   maxUrlLength: true,
   maxJsonDepth: true,
+  decompressBody: true,
   trustProxy: true,
   timeouts: true,
   closeTimeout: true,

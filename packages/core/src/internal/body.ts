@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Transform } from 'node:stream';
 import { HTTPError } from '../http-error.js';
 import { parseJSON } from './json.js';
 import { parseQuery } from './query.js';
@@ -32,12 +33,15 @@ const EMPTY = Buffer.alloc(0);
 /**
  * Reads the whole body into a Buffer, refusing more than `limit` bytes with 413: at once when
  * Content-Length says so, otherwise as soon as the stream passes the limit (chunked bodies).
+ * A body with a `Content-Encoding` of gzip, deflate or br is decompressed as it arrives when
+ * `decompress` is on, the limit holding for the decompressed bytes too; any other coding (or a
+ * compressed body with `decompress` off) is a 415, as RFC 9110 §15.5.16 says.
  * A body the HTTP parser has already received whole (`req.complete`: read after middleware that
  * waited on something, such as a session lookup) is taken from the stream's buffer at once: no
  * listeners, no flowing mode, no promise to wait on. Read as the request arrives, the body is
  * parsed after the headers' callback returns, so it is streamed.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> | Buffer {
+export function readBody(req: IncomingMessage, limit: number, decompress = true): Promise<Buffer> | Buffer {
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     const n = Number(declared);
@@ -45,8 +49,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> |
     if (n > limit) return Promise.reject(tooLarge(limit));
   }
   const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-    return Promise.reject(new HTTPError(415, `Unsupported Content-Encoding: ${encoding}`));
+  if (encoding !== undefined) {
+    const coding = encoding.trim().toLowerCase();
+    if (coding !== 'identity' && coding !== '') {
+      const decoder = decompress ? decoderFor(coding) : undefined;
+      if (decoder === undefined) return Promise.reject(unsupportedEncoding(encoding, decompress));
+      return inflate(req, decoder, limit);
+    }
   }
   if (req.complete && !req.readableFlowing && !req.destroyed) {
     const size = req.readableLength;
@@ -85,6 +94,91 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> |
     const onAborted = (): void => finish(new HTTPError(400, 'Request aborted by the client'));
     // A request destroyed without 'aborted' or 'error' (socket cut by a time-out) must not leave us waiting.
     const onClose = (): void => finish(new HTTPError(400, 'Request closed before its body was complete'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+    req.on('close', onClose);
+  });
+}
+
+/** The decoders of the request codings read (zstd where Node has it); undefined for any other coding. */
+function decoderFor(coding: string): Transform | undefined {
+  const zlib = process.getBuiltinModule('node:zlib');
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    case 'zstd': {
+      const create = (zlib as { createZstdDecompress?: () => Transform }).createZstdDecompress;
+      return create === undefined ? undefined : create();
+    }
+    default:
+      return undefined;
+  }
+}
+
+function unsupportedEncoding(encoding: string, decompress: boolean): HTTPError {
+  const accepted = decompress ? 'gzip, deflate, br' : 'identity';
+  return new HTTPError(415, `Unsupported Content-Encoding: ${encoding}`, undefined, { headers: { 'accept-encoding': accepted } });
+}
+
+/**
+ * Reads a compressed body through `decoder`. Both sides are held to `limit`: the bytes received
+ * (a chunked body has no Content-Length to refuse at once) and the bytes decoded, counted as the
+ * decoder produces them, so a small body that inflates to gigabytes (a "zip bomb") is refused
+ * with 413 once it passes the limit, having held no more than the limit and one chunk.
+ */
+function inflate(req: IncomingMessage, decoder: Transform, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let size = 0;
+    let done = false;
+    const finish = (err: Error | null, value?: Buffer): void => {
+      if (done) return;
+      done = true;
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      req.removeListener('aborted', onAborted);
+      req.removeListener('close', onClose);
+      if (err) {
+        req.pause();
+        decoder.destroy();
+        reject(err);
+      } else resolve(value!);
+    };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limit) finish(tooLarge(limit));
+      // The decoder's back-pressure: the request waits while it works through what it holds.
+      else if (!decoder.write(chunk)) {
+        req.pause();
+        decoder.once('drain', () => {
+          if (!done) req.resume();
+        });
+      }
+    };
+    const onEnd = (): void => {
+      decoder.end();
+    };
+    decoder.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) finish(tooLarge(limit));
+      else chunks.push(chunk);
+    });
+    decoder.once('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    decoder.once('error', (err) => finish(new HTTPError(400, `Request body is not valid ${String(req.headers['content-encoding'])}`, undefined, { cause: err })));
+    const onError = (err: Error): void => finish(new HTTPError(400, 'Request body could not be read', undefined, { cause: err }));
+    const onAborted = (): void => finish(new HTTPError(400, 'Request aborted by the client'));
+    const onClose = (): void => {
+      if (!req.complete) finish(new HTTPError(400, 'Request closed before its body was complete'));
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
