@@ -8,6 +8,8 @@
 //            validation is really on); checked once before loading, never loaded;
 //   sameAs:  the scenario it should cost the same as (the issue's "within 10%" targets).
 
+import { CATALOG } from './servers/ready.mjs';
+
 const HELLO = { hello: 'world' };
 
 /** The 10-field JSON body of the validation suite (issue 4), valid for both servers' schemas. */
@@ -61,6 +63,19 @@ export const scenarios = [
     label: 'static JSON behind CORS + rate limit: GET /cors/json with Origin',
     request: { method: 'GET', path: '/cors/json', headers: { origin: 'https://app.example.com' } },
     expect: { status: 200, json: HELLO, headers: { 'access-control-allow-origin': '*', 'x-ratelimit-limit': '1000000000', 'x-ratelimit-remaining': true } },
+  },
+  // Compression: a 10 KB JSON answer to a client that accepts one coding.
+  {
+    name: 'json10k-gzip',
+    label: '10 KB JSON, gzip: GET /catalog with Accept-Encoding: gzip',
+    request: { method: 'GET', path: '/catalog', headers: { 'accept-encoding': 'gzip' } },
+    expect: { status: 200, json: CATALOG, headers: { 'content-encoding': 'gzip' } },
+  },
+  {
+    name: 'json10k-br',
+    label: '10 KB JSON, brotli: GET /catalog with Accept-Encoding: br (both at their default quality, 4)',
+    request: { method: 'GET', path: '/catalog', headers: { 'accept-encoding': 'br' } },
+    expect: { status: 200, json: CATALOG, headers: { 'content-encoding': 'br' } },
   },
   // Validation (issue 4).
   {

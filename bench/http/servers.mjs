@@ -10,6 +10,9 @@ export const servers = [
   // Middleware (issue 3): bare route and the route behind CORS + rate limit, in one process.
   { name: 'fw-middleware', label: 'fw (@fw/app)', file: 'servers/fw-middleware.mjs' },
   { name: 'fastify-middleware', label: 'Fastify', file: 'servers/fastify-middleware.mjs' },
+  // Compression: a 10 KB JSON answer behind compress() / @fastify/compress.
+  { name: 'fw-compress', label: 'fw (@fw/app) + compress()', file: 'servers/fw-compress.mjs' },
+  { name: 'fastify-compress', label: 'Fastify + @fastify/compress', file: 'servers/fastify-compress.mjs' },
   // Validation (issue 4): POST without and with body validation, in one process.
   { name: 'fw-validation', label: 'fw (@fw/app)', file: 'servers/fw-validation.mjs' },
   { name: 'fastify-validation', label: 'Fastify', file: 'servers/fastify-validation.mjs' },

@@ -47,6 +47,23 @@ export const suites = [
     targets: (m) => [m.overheadVersus('our CORS + rate-limit overhead no larger than Fastify’s', 0, 1)],
   },
   {
+    name: 'compression',
+    issue: 'HTTP features',
+    title: 'a 10 KB JSON answer compressed: fw compress() against Fastify + @fastify/compress, each with its defaults',
+    servers: ['fw-compress', 'fastify-compress'],
+    scenarios: ['json10k-gzip', 'json10k-br'],
+    refs: ['fastify-compress'],
+    targets(m) {
+      const cpu = m.ratios(['fw-compress', 'json10k-gzip'], ['fastify-compress', 'json10k-gzip'], 'cpuUsPerRequest');
+      const rps = m.ratios(['fw-compress', 'json10k-gzip'], ['fastify-compress', 'json10k-gzip']);
+      const brCpu = m.ratios(['fw-compress', 'json10k-br'], ['fastify-compress', 'json10k-br'], 'cpuUsPerRequest');
+      return [
+        { target: 'gzip: CPU/req ≤ 1.2× @fastify/compress', measured: `CPU/req × Fastify ${m.fmt(cpu)}; req/s × Fastify ${m.fmt(rps)}`, verdict: m.median(cpu) <= 1.2 ? 'met' : 'not met' },
+        { target: 'brotli, both at quality 4 (their defaults; information)', measured: `CPU/req × Fastify ${m.fmt(brCpu)}`, verdict: 'no target' },
+      ];
+    },
+  },
+  {
     name: 'validation',
     issue: 4,
     title: 'POST with a 10-field JSON body: zod (fw) and JSON Schema (Fastify) validation against the same route without',

@@ -15,3 +15,8 @@ export const HELLO = Object.freeze({ hello: 'world' });
 
 /** A rate limit no benchmark run reaches (a 60 s window at ~20k req/s is ~1.2 M requests). */
 export const NO_LIMIT = 1_000_000_000;
+
+/** The compression suite's answer: about 10 KB of JSON, a list page of an API. */
+export const CATALOG = Object.freeze({
+  items: Array.from({ length: 97 }, (_, i) => ({ id: `item-${i}`, name: `Catalog item number ${i}`, price: Math.round(i * 731) / 100, inStock: i % 3 !== 0, tags: ['tools', `batch-${i % 7}`] })),
+});

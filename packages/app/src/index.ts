@@ -51,9 +51,11 @@ export type * from '@fw/core';
 export {
   authenticate,
   clientIpKey,
+  compress,
   cors,
   createPubSub,
   etag,
+  isCompressibleType,
   jwtVerifier,
   logger,
   MemoryPubSub,

@@ -98,6 +98,18 @@ describe('compress() over app.inject', () => {
     },
   );
 
+  it('compresses a body past the one-shot limit (32 KiB) through a stream, whole', async () => {
+    const huge = BIG.repeat(12);
+    const big = new Application({ onLog: () => undefined });
+    big.use(compress());
+    big.get('/huge', (ctx) => ctx.text(huge));
+    for (const coding of ['gzip', 'br'] as const) {
+      const res = await big.inject({ url: '/huge', headers: { 'accept-encoding': coding } });
+      expect(res.headers['content-encoding']).toBe(coding);
+      expect(decoders[coding](res.rawBody).toString() === huge).toBe(true);
+    }
+  });
+
   it('compresses ctx.json() and ctx.text() answers', async () => {
     for (const url of ['/json', '/text']) {
       const res = await get(url, 'gzip');

@@ -90,6 +90,18 @@ export function compress(config: CompressConfig = {}): CompressMiddleware {
           return zstd.createZstdCompress();
       }
     },
+    compressWhole: (coding, body) => {
+      switch (coding) {
+        case 'br':
+          return zlib.brotliCompressSync(body, brotli);
+        case 'gzip':
+          return zlib.gzipSync(body, zlibOptions);
+        case 'deflate':
+          return zlib.deflateSync(body, zlibOptions);
+        case 'zstd':
+          return (zlib as unknown as { zstdCompressSync(b: Buffer): Buffer }).zstdCompressSync(body);
+      }
+    },
     flushKind: (coding) =>
       coding === 'br' ? constants.BROTLI_OPERATION_FLUSH : coding === 'zstd' ? zstd.constants.ZSTD_e_flush : constants.Z_SYNC_FLUSH,
   };

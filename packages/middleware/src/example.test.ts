@@ -1,7 +1,7 @@
 // The README example, run as it is written there (with port 0 instead of 3000).
 import { Application, HTTPError, withMeta, type Next, type RequestContext } from '@fw/core';
 import { SignJWT } from 'jose';
-import { authenticate, cors, etag, jwtVerifier, logger, rateLimit, requireRole, secureHeaders } from './index.js';
+import { authenticate, compress, cors, etag, jwtVerifier, logger, rateLimit, requireRole, secureHeaders } from './index.js';
 
 it('runs the README example', async () => {
   const lines: string[] = [];
@@ -109,4 +109,18 @@ it('runs the README secureHeaders example', async () => {
   expect(own.headers['x-frame-options']).toBe('SAMEORIGIN');
   expect(own.headers['strict-transport-security']).toBe('max-age=63072000; includeSubDomains; preload');
   expect(own.headers['cross-origin-resource-policy']).toBe('same-origin');
+});
+
+it('runs the README compress example', async () => {
+  // --- README compress example starts
+  const app = new Application();
+  app.use(compress({ threshold: 2048 }));
+  app.get('/catalog', (ctx) => ctx.json({ items: [] }));
+  // --- README compress example ends
+  app.get('/big', (ctx) => ctx.json({ items: Array.from({ length: 300 }, (_, i) => ({ id: i })) }));
+  const small = await app.inject({ url: '/catalog', headers: { 'accept-encoding': 'gzip' } });
+  expect(small.headers['content-encoding']).toBeUndefined();
+  expect(small.headers['vary']).toBe('Accept-Encoding');
+  const big = await app.inject({ url: '/big', headers: { 'accept-encoding': 'gzip, br' } });
+  expect(big.headers['content-encoding']).toBe('br');
 });
