@@ -270,9 +270,11 @@ describe('hostile HTTP input on a real socket', () => {
       }
     });
 
-    it('answers 415 to a compressed body instead of parsing it', async () => {
+    it('answers 400 to a body that is not what its Content-Encoding says, and 415 to a coding it does not read', async () => {
       const res = await exchange(port, post('/echo', 'application/json', '{}', 'Content-Encoding: gzip\r\n'));
-      expect(res.status).toBe(415);
+      expect(res.status).toBe(400);
+      const unknown = await exchange(port, post('/echo', 'application/json', '{}', 'Content-Encoding: compress\r\n'));
+      expect(unknown.status).toBe(415);
     });
   });
 });
