@@ -69,7 +69,7 @@ export class Application {
     this.#listenPort = resolved.port;
     this.#listenHost = resolved.host;
     this.#log = createLogger(config.onLog);
-    this.#pipeline = new Pipeline(this.#root, resolved.methodNotAllowed);
+    this.#pipeline = new Pipeline(this.#root, resolved.methodNotAllowed, resolved.timeout);
     const streams = new StreamRegistry(resolved.streams);
     linkStreamHost(this.#settings, { registry: streams, log: this.#log });
     // Open streams end first when the app closes (each with its reconnect hint), and close() waits

@@ -1,4 +1,5 @@
 import type { ContextSettings, TrustProxy } from './context.js';
+import { checkTimeout } from './deadline.js';
 import { DEFAULT_BODY_LIMIT } from './internal/body.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './internal/json.js';
 import type { LogFunction } from './internal/logging.js';
@@ -36,6 +37,13 @@ export interface ApplicationConfig {
   trustProxy?: TrustProxy;
   /** Server time-outs. */
   timeouts?: TimeoutConfig;
+  /**
+   * The default deadline of every REST route (operations' routes included) without a `timeout` of its
+   * own, in ms from when the route matched: past it, `ctx.signal` aborts and the answer is 504
+   * (`deadline_exceeded`). 0: none.
+   * @default 0 (none)
+   */
+  timeout?: number;
   /** How long `close()` waits for in-flight requests before cutting connections, in ms. @default 10000 */
   closeTimeout?: number;
   /** Where server errors (5xx causes, failures in error handlers) are reported. @default console.error */
@@ -95,6 +103,8 @@ export interface ResolvedConfig {
   methodNotAllowed: boolean;
   closeTimeout: number;
   timeouts: Required<TimeoutConfig>;
+  /** The default route deadline, ms; undefined for none. */
+  timeout: number | undefined;
   logUnhandledRejections: boolean;
   streams: ResolvedStreamsConfig;
 }
@@ -169,6 +179,7 @@ export function resolveConfig(config: ApplicationConfig): ResolvedConfig {
       request: positive('timeouts.request', config.timeouts?.request, 30_000),
       keepAlive: positive('timeouts.keepAlive', config.timeouts?.keepAlive, 5_000),
     },
+    timeout: checkTimeout('timeout', config.timeout) || undefined,
     logUnhandledRejections: config.logUnhandledRejections ?? true,
     streams: resolveStreams(config.streams),
   };

@@ -7,7 +7,7 @@ import { MULTIPART_DEFAULTS, resolveMultipart, type MultipartConfig, type Multip
 import { parseQuery } from './internal/query.js';
 import { clientIp, forwardedHttps, type TrustProxy } from './internal/client-ip.js';
 import { streamHostOf } from './internal/stream-host.js';
-import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SETTLE, UNANSWERED } from './internal/symbols.js';
+import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SET_DEADLINE, SETTLE, UNANSWERED } from './internal/symbols.js';
 import { SseStream, type SSEOptions } from './sse.js';
 import { toStreamEvent, type StreamEvent, type Tracked } from './stream.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
@@ -87,6 +87,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   #variables: ContextVariables | undefined = undefined;
   /** Made when `signal` is first read (or a stream ends): a request that never reads it pays nothing. */
   #abort: AbortController | undefined = undefined;
+  /** The request's deadline (epoch ms), set by the pipeline when the route or the app has a `timeout`. */
+  #deadline: number | undefined = undefined;
   readonly #queryStart: number;
 
   constructor(req: IncomingMessage, res: ServerResponse, settings: ContextSettings) {
@@ -173,7 +175,29 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   }
 
   /**
-   * Aborts when the client leaves before the response is complete, when a stream served from this
+   * When the request must be answered, in ms since the epoch: set by the route's `timeout` (or the
+   * app's default); undefined without one. When it passes, `signal` aborts and the answer is 504.
+   * @example
+   * client.getStock({ sku }, { deadline: ctx.deadline ?? Infinity }, callback);
+   */
+  get deadline(): number | undefined {
+    return this.#deadline;
+  }
+
+  /** Milliseconds left until `deadline`: 0 once it passed, `Infinity` without one. */
+  timeRemaining(): number {
+    const at = this.#deadline;
+    return at === undefined ? Infinity : Math.max(0, at - Date.now());
+  }
+
+  /** @internal Sets the request's deadline; the pipeline enforces it. */
+  [SET_DEADLINE](at: number): void {
+    this.#deadline = at;
+  }
+
+  /**
+   * Aborts when the client leaves before the response is complete, when the request's `deadline`
+   * passes (with the `deadline_exceeded` error as its reason), when a stream served from this
    * request ends (its client left, the app closed, `streams.maxDuration` passed), so that work done
    * for the request stops. Made on first read.
    * @example

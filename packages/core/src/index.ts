@@ -36,6 +36,7 @@ export type { ErrorBody, HTTPErrorOptions } from './http-error.js';
 export { ValidationError, isValidationError } from './validation-error.js';
 export type { ValidationErrorOptions, ValidationIssue } from './validation-error.js';
 export { ERROR_CODE_STATUS, errorCodeOf } from './error-code.js';
+export { deadlineExceeded, timeRemaining } from './deadline.js';
 export type { ErrorCode, ErrorCodeSource } from './error-code.js';
 export { isOperation } from './operation.js';
 export type {

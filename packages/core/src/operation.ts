@@ -1,5 +1,6 @@
 import { compose, type ComposedMiddleware } from './compose.js';
 import { isHttpContext, type Context } from './context.js';
+import { withDeadline } from './deadline.js';
 import { HTTPError } from './http-error.js';
 import { hasBody } from './internal/body.js';
 import { admittedBodyType } from './internal/media-type.js';
@@ -160,6 +161,13 @@ export interface Operation<TInput = unknown, TOutput = unknown> {
   readonly rest?: OperationRest | undefined;
   /** Middleware run before the handler on every protocol. */
   readonly middleware: readonly Middleware<RequestContext>[];
+  /**
+   * The deadline of each call, in ms from when it starts, on every protocol (the REST route's
+   * `timeout`; on the others, from when the operation runs): the earlier of it and the client's
+   * deadline is `ctx.deadline`, and the call ends with `deadline_exceeded` when it passes. Unary
+   * operations only; streams are bounded by `streams.maxDuration`. Undefined or 0: none.
+   */
+  readonly timeout?: number | undefined;
   /** The schemas the operation was defined with (for documents such as OpenAPI). */
   readonly schemas: { readonly input: unknown; readonly output: unknown };
   /**
@@ -218,6 +226,13 @@ function chainOf(op: Operation): ComposedMiddleware<RequestContext> {
  * answered the request itself (`ctx.json(..., 401)`) keeps that answer.
  */
 export function runOperation<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin?: InputOrigin): Promise<T> {
+  const timeout = op.timeout;
+  if (timeout !== undefined && timeout !== 0) return withDeadline(ctx, timeout, (scoped) => runUnderDeadline(op, scoped, raw, origin));
+  return runUnderDeadline(op, ctx, raw, origin);
+}
+
+/** `runOperation` once its deadline, if any, is in place. */
+function runUnderDeadline<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin: InputOrigin | undefined): Promise<T> {
   let observers: readonly OperationObserver[] | undefined;
   try {
     // The first name stays: a request that names its operation itself (a query document's
@@ -442,6 +457,8 @@ export function operationRoute(op: Operation): RouteDefinition {
   return {
     method: rest.method,
     path: rest.path,
+    // The route enforces it from the start of the request; the operation's run then finds it set.
+    ...(op.timeout !== undefined ? { timeout: op.timeout } : {}),
     middleware: guard === undefined ? [] : [guard],
     handler: describedBy(handler, op.middleware),
     meta: { operation: op, ...(op.description !== undefined ? { description: op.description } : {}) },

@@ -2,7 +2,8 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { RESOLVED } from './internal/resolved.js';
-import { ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND } from './internal/symbols.js';
+import { raceDeadline } from './deadline.js';
+import { ABORT, ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND, SET_DEADLINE } from './internal/symbols.js';
 import { settling, type Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
 
@@ -39,9 +40,13 @@ export class Pipeline {
   /** The chain of every request no plugin claimed, composed on the first request after a change. */
   #chain: ComposedMiddleware<Context> | undefined = undefined;
 
-  constructor(router: Router, methodNotAllowed: boolean) {
+  /** The app's default route deadline (`timeout`), ms; undefined for none. */
+  readonly #timeout: number | undefined;
+
+  constructor(router: Router, methodNotAllowed: boolean, timeout?: number) {
     this.#router = router;
     this.#methodNotAllowed = methodNotAllowed;
+    this.#timeout = timeout;
   }
 
   /**
@@ -122,7 +127,10 @@ export class Pipeline {
     const found = this.#router[MATCH](ctx.method, path);
     if (found === null) return this.#missing(ctx, path);
     if (found.value.dynamic) ctx.params = found.params;
-    ctx.route = found.value.route;
+    const route = found.value.route;
+    ctx.route = route;
+    const timeout = route.timeout ?? this.#timeout;
+    if (timeout !== undefined && timeout !== 0) return underDeadline(ctx, found.value.chain, timeout);
     if (ctx[NEEDS_BODY]) return ctx.parseBody().then(() => found.value.chain(ctx));
     return found.value.chain(ctx);
   };
@@ -145,4 +153,22 @@ export class Pipeline {
     ctx[NOT_FOUND]();
     return RESOLVED;
   }
+}
+
+/**
+ * A route's chain (its body read included) under its deadline: `ctx.deadline` is set, and when it
+ * passes `ctx.signal` aborts and the request fails with `deadline_exceeded` (504), whatever the
+ * handler still does (what it answers later is ignored: the response is sent once).
+ */
+function underDeadline(ctx: Context, chain: ComposedMiddleware<Context>, timeout: number): Promise<void> {
+  const at = Date.now() + timeout;
+  ctx[SET_DEADLINE](at);
+  let running: Promise<void>;
+  try {
+    running = ctx[NEEDS_BODY] ? ctx.parseBody().then(() => chain(ctx)) : chain(ctx);
+  } catch (err) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
+    return Promise.reject(err);
+  }
+  return raceDeadline(running, at, timeout, (reason) => ctx[ABORT](reason));
 }

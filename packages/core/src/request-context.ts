@@ -148,6 +148,16 @@ export interface RequestContext {
    */
   readonly signal: AbortSignal;
   /**
+   * When the work for the request must be done, in milliseconds since the epoch; undefined without
+   * a deadline. The earliest of the route's or operation's `timeout`, the app's default `timeout`,
+   * and the deadline the client sent (a remote procedure protocol's timeout header). When
+   * it passes, `signal` aborts and the call ends with `deadline_exceeded` (504 on HTTP). Pass it on
+   * to the calls the handler makes (`{ deadline: ctx.deadline }` for an RPC client).
+   */
+  readonly deadline?: number | undefined;
+  /** Milliseconds left until `deadline`: 0 once it passed, `Infinity` without one (see also core's `timeRemaining(ctx)`). */
+  timeRemaining?(): number;
+  /**
    * The id of the last event a reconnecting stream client saw (server-sent events' `Last-Event-ID`,
    * or the protocol's equivalent): resume after it. Undefined on a first connection.
    */

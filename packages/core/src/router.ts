@@ -4,6 +4,7 @@ import { normalizePath, TrieMatcher, type Leaf, type MatchResult } from './inter
 import { RESOLVED } from './internal/resolved.js';
 import { ALLOWED_METHODS, AROUND, ASSERT_FREE, LOOKUP, MATCH, PARAMS, SETTLE } from './internal/symbols.js';
 import { decodePathPart, decodeUnreserved } from './internal/target.js';
+import { checkTimeout } from './deadline.js';
 import { metaOf, schemaOf } from './route-meta.js';
 import {
   HTTP_METHODS,
@@ -58,6 +59,8 @@ interface RouteEntry {
   handlers: AnyMiddleware[];
   schema: RouteSchema | undefined;
   meta: RouteMeta | undefined;
+  /** The route's own `timeout`, checked. */
+  timeout?: number | undefined;
   /** Where the route was registered (its stack is read only to report a clash). */
   site: Error;
 }
@@ -181,7 +184,7 @@ export class Router {
   route(definition: RouteDefinition): this {
     const { handler, middleware = [], schema, meta } = definition;
     const { methods, path } = methodsOf(definition);
-    return this.#add(methods, path, [...middleware, handler], schema, meta);
+    return this.#add(methods, path, [...middleware, handler], schema, meta, checkTimeout(`The timeout of route "${path}"`, definition.timeout));
   }
 
   /** Registers the routes that `fn` adds under `prefix`; `use` inside applies to those routes only. */
@@ -377,9 +380,9 @@ export class Router {
     return this.#entries.some((e) => e.kind === 'mount' && (e.router === other || e.router.#contains(other)));
   }
 
-  #add(methods: readonly HTTPMethod[], path: string, handlers: unknown[], schema?: RouteSchema, meta?: RouteMeta): this {
+  #add(methods: readonly HTTPMethod[], path: string, handlers: unknown[], schema?: RouteSchema, meta?: RouteMeta, timeout?: number): this {
     assertHandlers(path, handlers);
-    const entry: RouteEntry = { kind: 'route', methods, path, handlers, schema, meta, site: captureSite() };
+    const entry: RouteEntry = { kind: 'route', methods, path, handlers, schema, meta, timeout, site: captureSite() };
     Router.#claim(this.#registrationsOf(entry), entry.site);
     this.#entries.push(entry);
     this.#touch();
@@ -434,6 +437,7 @@ export class Router {
       if (schema !== undefined) route.schema = schema;
       const meta = mergeMeta(entry.meta, described);
       if (meta !== undefined) route.meta = meta;
+      if (entry.timeout !== undefined) route.timeout = entry.timeout;
       // With middleware in front of it, the handler is followed by "nothing answered means 404",
       // so the route's own middleware reads the final status after `await next()` too.
       if (chainList.length > 1) chainList[chainList.length - 1] = settling(handler as Middleware<Context>) as AnyMiddleware;

@@ -85,6 +85,8 @@ export interface Route {
   middleware: AnyMiddleware[];
   schema?: RouteSchema;
   meta?: RouteMeta;
+  /** The route's deadline in ms (`RouteDefinition.timeout`), when it has one of its own. */
+  timeout?: number;
 }
 
 /** What `findRoute` returns when a route matches. */
@@ -109,6 +111,13 @@ export interface RouteDefinition {
   middleware?: AnyMiddleware[];
   schema?: RouteSchema;
   meta?: RouteMeta;
+  /**
+   * The deadline of each request, in ms from when the route matched (its body read included): it
+   * becomes `ctx.deadline`, `ctx.signal` aborts when it passes and the answer is 504
+   * (`deadline_exceeded`). 0: none, over the app's default `timeout`.
+   * @default the app's `timeout` (none)
+   */
+  timeout?: number;
 }
 
 /** The raw request and response types. */

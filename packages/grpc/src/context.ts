@@ -127,10 +127,14 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
     return statusFromError(error).code;
   }
 
-  /** When the client's deadline passes; undefined when the client set none. */
-  get deadline(): Date | undefined {
+  /**
+   * When the client's deadline (`grpc-timeout`) passes, in ms since the epoch, as core's
+   * `RequestContext.deadline`; undefined when the client set none. An operation's `timeout` that
+   * is earlier shows in the view of the context its middleware and handler get.
+   */
+  get deadline(): number | undefined {
     const ms = deadlineMs(this.#call.call);
-    return Number.isFinite(ms) ? new Date(ms) : undefined;
+    return Number.isFinite(ms) ? ms : undefined;
   }
 
   /** Milliseconds left until the deadline (0 once passed, Infinity without a deadline). */

@@ -23,7 +23,7 @@ describe('deadlines and cancellation', () => {
     } finally {
       run.finishedAt = Date.now();
     }
-    return { message: ctx.deadline instanceof Date ? 'has deadline' : 'no deadline', remaining_ms: String(Number.isFinite(remaining) ? remaining : -1) };
+    return { message: typeof ctx.deadline === 'number' ? 'has deadline' : 'no deadline', remaining_ms: String(Number.isFinite(remaining) ? remaining : -1) };
   };
 
   beforeAll(async () => {

@@ -141,6 +141,7 @@ export function defineOperation(
     graphql: checked.graphql,
     grpc: checked.grpc,
     middleware: checked.middleware,
+    ...(checked.timeout === undefined ? {} : { timeout: checked.timeout }),
     schemas: Object.freeze({ input: definition.input, output: definition.output }),
     execute,
     stream: checked.stream,

@@ -337,6 +337,12 @@ export interface OperationDefinition<
   stream?: false;
   /** Middleware run before the handler on every protocol. @default [] */
   middleware?: ReadonlyArray<Middleware<RequestContext>>;
+  /**
+   * The deadline of each call in ms, on every protocol (see `Operation.timeout`): the earlier of it
+   * and the client's own is `ctx.deadline`; past it the call ends with `deadline_exceeded` (504). 0: none.
+   * @default undefined (none)
+   */
+  timeout?: number;
   /** Runs the operation. */
   handler: OperationHandler<I, O>;
   /** Serves the operation over REST; omit to not. */
@@ -367,6 +373,8 @@ export interface AnyOperationDefinition<
   stream?: S;
   /** Middleware run before the handler on every protocol (once, when a stream opens). @default [] */
   middleware?: ReadonlyArray<Middleware<RequestContext>>;
+  /** The deadline of each call of a unary operation in ms (see `OperationDefinition.timeout`). @default undefined (none) */
+  timeout?: number;
   /** Runs the operation (or yields a stream's events). */
   handler: [S] extends [true] ? StreamOperationHandler<I, O> : OperationHandler<I, O>;
   /** Serves the operation over REST (a stream as server-sent events); omit to not. */

@@ -1,6 +1,6 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { HTTPError, type Context, type RequestContext, type StreamEvent } from '@fw/core';
-import { responseSink, runOperation, runStreamOperation, StreamPump, withStreamSignal, type LogFunction, type PluginHost, type StreamSink } from '@fw/core/plugin';
+import { armDeadline, responseSink, runOperation, runStreamOperation, StreamPump, withDeadline, withStreamSignal, type LogFunction, type PluginHost, type StreamSink } from '@fw/core/plugin';
 import type { DescribedMethod } from '@fw/grpc';
 import { ACCEPTED_TYPES, callKindOf, checkProtocolVersion, deadlineOf, getQuery, type CallKind } from './call.js';
 import { connectErrorJson, connectStatus, endStreamJson, grpcWebTrailers, trailerBlock, wireError, type WireError } from './errors.js';
@@ -23,11 +23,6 @@ export interface ServeOptions {
   readonly maxMessageBytes: number;
   readonly maxJsonDepth: number;
   readonly compressMinBytes: number | false;
-}
-
-/** The answer of a deadline that passed. */
-function deadlineExceeded(ms: number): HTTPError {
-  return new HTTPError(504, `The deadline of ${ms} ms passed`, undefined, { code: 'deadline_exceeded' });
 }
 
 /** A refusal with a status of its own (a 405, a 415): Connect sends that status, not its code's. */
@@ -120,22 +115,11 @@ export async function serveCall(ctx: Context, method: ServedMethod, options: Ser
   const bytes = await requestBytes(ctx, kind, query, options.maxMessageBytes);
   const input = method.described.request(decodeRequest(method.input, kind.codec, bytes, options.maxJsonDepth));
   if (stream) return serveStream(ctx, method, kind, input, deadline, options);
-  const controller = deadline === undefined ? undefined : new AbortController();
-  const callCtx: RequestContext = controller === undefined ? ctx : withStreamSignal(ctx, controller.signal);
-  let timer: NodeJS.Timeout | undefined;
-  let result: unknown;
-  try {
-    const running = runOperation(method.described.operation, callCtx, input);
-    result = controller === undefined ? await running : await Promise.race([running, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const reason = deadlineExceeded(deadline!);
-        controller.abort(reason);
-        reject(reason);
-      }, deadline);
-    })]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const operation = method.described.operation;
+  // The client's deadline, by core's one rule; the operation's own `timeout` tightens it inside.
+  const result: unknown = await (deadline === undefined
+    ? runOperation(operation, ctx, input)
+    : withDeadline<RequestContext, unknown>(ctx, deadline, (scoped) => runOperation(operation, scoped, input)));
   const message = encodeResponse(method.output, kind.codec, method.described.response(result));
   if (kind.protocol === 'grpc-web') {
     const frames = Buffer.concat([envelope(0, message), envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(undefined)))]);
@@ -165,7 +149,8 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
   const res = ctx.res;
   const slot = host.openStream({ protocol: kind.protocol, clientKey: ctx.ip, end: () => undefined });
   const controller = new AbortController();
-  const callCtx = withStreamSignal(ctx, controller.signal);
+  const at = deadline === undefined ? undefined : Date.now() + deadline;
+  const callCtx = withStreamSignal(ctx, controller.signal, at);
   const encode = (event: StreamEvent<unknown>): Buffer => {
     const frame = envelope(0, encodeResponse(method.output, kind.codec, method.described.response(event.data)));
     return grpcWebBody(kind, frame);
@@ -173,15 +158,12 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
   // The pump's heartbeat is an SSE comment, which an envelope stream cannot carry: none here.
   const sink: StreamSink<StreamEvent<unknown>> = { ...responseSink(res, encode), heartbeat: undefined };
   const pump = new StreamPump<StreamEvent<unknown>>(sink, { config: host.streams, log, where: ctx.path, slot });
-  let timer: NodeJS.Timeout | undefined;
-  if (deadline !== undefined) {
-    timer = setTimeout(() => pump.stop({ kind: 'end', reason: deadlineExceeded(deadline) }), deadline);
-  }
+  const clearDeadline = at === undefined ? undefined : armDeadline(at, deadline!, (reason) => pump.stop({ kind: 'end', reason }));
   let events: AsyncIterableIterator<StreamEvent<unknown>>;
   try {
     events = await runStreamOperation(method.described.operation, callCtx, input);
   } catch (err) {
-    clearTimeout(timer);
+    clearDeadline?.();
     pump.finish();
     slot.close();
     throw err;
@@ -200,7 +182,7 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
     failed = true;
     failure = err;
   } finally {
-    clearTimeout(timer);
+    clearDeadline?.();
     res.off('close', onClose);
   }
   const stop = pump.stopped;

@@ -23,6 +23,8 @@ export const RESET_RESPONSE: unique symbol = Symbol('fw.resetResponse');
 export const FLUSH: unique symbol = Symbol('fw.flush');
 /** `ctx[ABORT](reason)`: aborts `ctx.signal` (made now if it was never read), for a stream that ended. */
 export const ABORT: unique symbol = Symbol('fw.abort');
+/** `ctx[SET_DEADLINE](at)`: sets the request's deadline (epoch ms), for the pipeline that enforces it. */
+export const SET_DEADLINE: unique symbol = Symbol('fw.setDeadline');
 /** `ctx[SSE_STREAM](options?)`: registers a server-sent events stream for this request (throws its 429/503). */
 export const SSE_STREAM: unique symbol = Symbol('fw.sseStream');
 

@@ -25,6 +25,8 @@ export interface CheckedDefinition {
   /** A streaming operation: the handler yields events. */
   stream: boolean;
   middleware: ReadonlyArray<Middleware<RequestContext>>;
+  /** The deadline of each call in ms; undefined for none. */
+  timeout: number | undefined;
   rest: OperationRestDefinition | undefined;
   graphql: OperationGraphQL | undefined;
   grpc: OperationGrpc | undefined;
@@ -38,7 +40,7 @@ const QUERY_METHODS = new Set(['GET', 'DELETE']);
 const ZOD3 = "is a zod 3 schema: operations need zod 4 (import { z } from 'zod' with zod 4, or from 'zod/v4' with zod 3.25)";
 
 const KEYS = {
-  definition: ['name', 'description', 'deprecated', 'deprecationReason', 'aliases', 'input', 'output', 'stream', 'handler', 'middleware', 'rest', 'graphql', 'grpc'],
+  definition: ['name', 'description', 'deprecated', 'deprecationReason', 'aliases', 'input', 'output', 'stream', 'handler', 'middleware', 'timeout', 'rest', 'graphql', 'grpc'],
   rest: ['method', 'path', 'status', 'accepts', 'multipart'],
   graphql: ['type', 'args'],
   grpc: ['service', 'method'],
@@ -81,6 +83,7 @@ export function checkDefinition(definition: unknown): CheckedDefinition {
     handler: given.handler as CheckedDefinition['handler'],
     stream,
     middleware: middleware(given.middleware, fail),
+    timeout: timeout(given.timeout, stream, fail),
     rest: given.rest === undefined ? undefined : rest(given.rest, input, stream, fail),
     graphql: given.graphql === undefined ? undefined : graphql(given.graphql, stream, input, fail),
     grpc: given.grpc === undefined ? undefined : grpc(given.grpc, fail),
@@ -104,6 +107,13 @@ function middleware(value: unknown, fail: Fail): ReadonlyArray<Middleware<Reques
   if (!Array.isArray(value)) return fail('middleware must be an array of functions');
   for (const [i, fn] of (value as unknown[]).entries()) if (typeof fn !== 'function') fail(`middleware[${i}] must be a function`);
   return Object.freeze([...(value as Array<Middleware<RequestContext>>)]);
+}
+
+function timeout(value: unknown, stream: boolean, fail: Fail): number | undefined {
+  if (value === undefined) return undefined;
+  if (stream) fail('timeout is for unary operations: a stream is bounded by the app\'s streams.maxDuration');
+  if (typeof value !== 'number' || !(value >= 0) || value > 2_147_483_647) fail(`timeout must be a number of milliseconds (0 for none), got ${show(value)}`);
+  return value === 0 ? undefined : value;
 }
 
 function record(value: unknown, what: string, fail: Fail): Record<string, unknown> {
