@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { markClientGone } from './client-gone.js';
-import { bodyKind, hasBody, parseBody, readBody } from './internal/body.js';
+import { bodyKind, decodeBody, hasBody, isEncoded, parseBody, readBody } from './internal/body.js';
 import { MultipartReader } from './internal/multipart.js';
 import { readForm } from './internal/multipart-form.js';
 import { MULTIPART_DEFAULTS, resolveMultipart, type MultipartConfig, type MultipartForm, type MultipartPart, type ResolvedMultipartConfig } from './multipart.js';
 import { parseQuery } from './internal/query.js';
 import { clientIp, forwardedHttps, type TrustProxy } from './internal/client-ip.js';
 import { streamHostOf } from './internal/stream-host.js';
-import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, RESET_RESPONSE, SET_DEADLINE, SETTLE, UNANSWERED } from './internal/symbols.js';
+import { ABORT, FLUSH, SSE_STREAM, NEEDS_BODY, NOT_FOUND, RAW_BODY, RAW_IN_USE, RESET_RESPONSE, SET_DEADLINE, SETTLE, UNANSWERED } from './internal/symbols.js';
 import { SseStream, type SSEOptions } from './sse.js';
 import { toStreamEvent, type StreamEvent, type Tracked } from './stream.js';
 import { decodeUnreserved, originForm } from './internal/target.js';
@@ -83,6 +83,8 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   #query: TQuery | undefined = undefined;
   #body: TBody | undefined = undefined;
   #bodyRead = false;
+  /** The body's bytes once read (by `parseBody`, or as sent by `RAW_BODY`), kept for a fingerprint and for parsing. */
+  #raw: Buffer | Promise<Buffer | undefined> | undefined = undefined;
   #state: Record<string, unknown> | undefined = undefined;
   #variables: ContextVariables | undefined = undefined;
   /** Made when `signal` is first read (or a stream ends): a request that never reads it pays nothing. */
@@ -282,9 +284,20 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
     if (kind === undefined) return this.#body as TBody;
     // Middleware that read the raw stream itself (a webhook signature check) leaves nothing to
     // parse: waiting for an 'end' that already happened would hang the request.
-    if (this.req.readableEnded) return this.#body as TBody;
-    const read = readBody(this.req, this.#settings.bodyLimit, this.#settings.decompressBody !== false);
-    const raw = read instanceof Buffer ? read : await read;
+    let raw: Buffer | undefined;
+    const decode = this.#settings.decompressBody !== false;
+    if (this.#raw !== undefined) {
+      // Read as sent already (RAW_BODY): decoded here by the same rules as a body read now.
+      const sent = await this.#raw;
+      if (sent === undefined) return this.#body as TBody;
+      raw = await decodeBody(sent, this.headers['content-encoding'], this.#settings.bodyLimit, decode);
+    } else {
+      if (this.req.readableEnded) return this.#body as TBody;
+      const read = readBody(this.req, this.#settings.bodyLimit, decode ? 'decode' : 'refuse');
+      raw = read instanceof Buffer ? read : await read;
+      // The bytes as sent, for RAW_BODY afterwards; a body decoded as it arrived no longer has them.
+      if (!isEncoded(this.headers['content-encoding'])) this.#raw = raw;
+    }
     this.#body = parseBody(kind, raw, this.#settings.maxKeys, this.#settings.maxJsonDepth) as TBody;
     return this.#body;
   }
@@ -321,6 +334,19 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
 
   #multipartLimits(options: MultipartConfig | undefined): ResolvedMultipartConfig {
     return resolveMultipart(options, this.#settings.multipart ?? MULTIPART_DEFAULTS);
+  }
+
+  /**
+   * @internal The body's bytes as sent (any Content-Type and Content-Encoding, within `bodyLimit`),
+   * read once: what `parseBody` read, or read now and kept for it. Undefined without a body, or when
+   * the raw stream was read by someone else.
+   */
+  [RAW_BODY](): Promise<Buffer | undefined> {
+    if (this.#raw === undefined) {
+      if (!hasBody(this.req) || this.req.readableEnded) return Promise.resolve(undefined);
+      this.#raw = readBody(this.req, this.#settings.bodyLimit, 'as-sent');
+    }
+    return Promise.resolve(this.#raw);
   }
 
   /** @internal Whether the body still has to be read. */
@@ -423,6 +449,15 @@ export class Context<TBody = unknown, TQuery = unknown, TParams = unknown> imple
   get responseBody(): string | Buffer | undefined {
     const payload = this.#payload;
     return payload === NO_BODY || this[RAW_IN_USE]() ? undefined : payload;
+  }
+
+  /**
+   * The Content-Type `json()`, `text()` or `send()` chose for `responseBody` (a Content-Type the
+   * handler set itself is on `ctx.res`, and wins when the response is written); `undefined` when
+   * none was chosen or the raw response was taken over.
+   */
+  get responseType(): string | undefined {
+    return this[RAW_IN_USE]() ? undefined : this.#contentType;
   }
 
   /** Whether a response has been decided (a body or status set, or the raw response written). */

@@ -33,6 +33,7 @@ export type { OperationObserver } from './operation.js';
 export { CLIENT_CLOSED_REQUEST, isClientGone, markClientGone } from './client-gone.js';
 export { toStreamEvent } from './stream.js';
 export { withStreamSignal } from './stream-scope.js';
+export { rawResponseInUse, readRawBody } from './recorded.js';
 export { armDeadline, checkTimeout, raceDeadline, withDeadline } from './deadline.js';
 export { StreamStop, STOPPED } from './stream-stop.js';
 export { releaseStream } from './stream-registry.js';

@@ -1,7 +1,7 @@
 /**
- * @fw/middleware — the built-in middleware of fw: cors, compress, logger, rateLimit (memory and
- * Redis stores), authenticate (with a jose-based JWT verifier), requireRole, etag (conditional GET)
- * and secureHeaders, and the route meta keys they write.
+ * @fw/middleware — the built-in middleware of fw: cors, compress, logger, rateLimit and idempotency
+ * (memory and Redis stores), authenticate (with a jose-based JWT verifier), requireRole, etag
+ * (conditional GET) and secureHeaders, and the route meta keys they write.
  */
 export { cors, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE, DEFAULT_CORS_METHODS } from './cors.js';
 export type { CorsMiddleware } from './cors.js';
@@ -13,6 +13,16 @@ export { logger } from './logger.js';
 export type { LoggerMiddleware } from './logger.js';
 export { rateLimit, DEFAULT_RATE_LIMIT_MAX_REQUESTS, DEFAULT_RATE_LIMIT_MESSAGE, DEFAULT_RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
 export type { RateLimitMiddleware } from './rate-limit.js';
+export {
+  idempotency,
+  DEFAULT_IDEMPOTENCY_HEADER,
+  DEFAULT_IDEMPOTENCY_LOCK_TIMEOUT,
+  DEFAULT_IDEMPOTENCY_METHODS,
+  DEFAULT_IDEMPOTENCY_REPLAY_HEADER,
+  DEFAULT_IDEMPOTENCY_STORED_HEADERS,
+  DEFAULT_IDEMPOTENCY_TTL,
+} from './idempotency.js';
+export type { IdempotencyMiddleware } from './idempotency.js';
 export { clientIpKey, DEFAULT_IPV6_SUBNET } from './ip-key.js';
 export { MemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './memory-store.js';
 export { RedisStore, RedisStoreError, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT } from './redis-store.js';
@@ -31,6 +41,9 @@ export type {
   ContentSecurityPolicyDirectives,
   CorsConfig,
   ETagConfig,
+  IdempotencyConfig,
+  IdempotencyRecord,
+  IdempotencyStore,
   JsonWebKeyInput,
   JwtClaims,
   JwtVerifier,
@@ -47,6 +60,7 @@ export type {
   RedisStoreConfig,
   SecureHeadersConfig,
   StandardHeadersDraft,
+  StoredResponse,
   StrictTransportSecurityConfig,
   TokenVerifier,
   VerifierService,

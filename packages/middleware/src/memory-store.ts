@@ -1,4 +1,4 @@
-import type { MemoryStoreConfig, RateLimitHit, RateLimitStore } from './types.js';
+import type { IdempotencyRecord, IdempotencyStore, MemoryStoreConfig, RateLimitHit, RateLimitStore } from './types.js';
 
 /** Most keys a memory store keeps when `maxKeys` is not given. */
 export const DEFAULT_MEMORY_STORE_MAX_KEYS = 100_000;
@@ -16,19 +16,29 @@ interface Window {
   resetAt: number;
 }
 
+interface HeldRecord {
+  record: IdempotencyRecord;
+  expiresAt: number;
+}
+
 /**
- * The default rate-limit store: fixed windows in a Map, in this process only.
+ * The default rate-limit and idempotency store: fixed windows and idempotency keys in Maps, in this
+ * process only.
  *
  * Memory stays bounded: the Map is kept in least-recently-used order (every hit moves its key to
  * the end), so keys nobody uses any more sit at the front, where expired windows are dropped as
  * requests come in, a batch at a time; past `maxKeys` the least recently used key is dropped, so a
  * flood of new keys cannot push out the windows of clients that keep coming. It refuses to be made in
  * a cluster worker (`fw start --workers`), where each worker would count alone: use `RedisStore`.
+ * Idempotency keys are a second Map, bounded by `maxKeys` too: expired keys are dropped from the
+ * front as keys come in, and past the cap the oldest key goes (a retry of it runs again).
  * @example
  * app.use(rateLimit({ store: new MemoryStore({ maxKeys: 50_000 }) }));
  */
-export class MemoryStore implements RateLimitStore {
+export class MemoryStore implements RateLimitStore, IdempotencyStore {
   private readonly windows = new Map<string, Window>();
+  /** Idempotency keys in the order they were last written (begun or finished). */
+  private readonly records = new Map<string, HeldRecord>();
   private readonly maxKeys: number;
   /**
    * resetAt of the entry at the front of the Map when it was last looked at: the sweep runs once
@@ -102,8 +112,54 @@ export class MemoryStore implements RateLimitStore {
     if (key === this.newest) this.newest = undefined;
   }
 
+  /** Records `key` as running unless it holds something; returns what it holds (see `IdempotencyStore`). */
+  begin(key: string, fingerprint: string, lockMs: number): IdempotencyRecord | undefined {
+    const now = Date.now();
+    this.sweepRecords(now);
+    const held = this.records.get(key);
+    if (held !== undefined && held.expiresAt > now) return held.record;
+    this.hold(key, { state: 'running', fingerprint }, now + lockMs);
+    return undefined;
+  }
+
+  /** Stores the finished response of `key` for `ttlMs`. */
+  finish(key: string, record: IdempotencyRecord & { state: 'done' }, ttlMs: number): void {
+    this.hold(key, record, Date.now() + ttlMs);
+  }
+
+  /** Forgets idempotency key `key`. */
+  abandon(key: string): void {
+    this.records.delete(key);
+  }
+
+  /** How many idempotency keys are held right now. */
+  get idempotencyKeys(): number {
+    return this.records.size;
+  }
+
+  private hold(key: string, record: IdempotencyRecord, expiresAt: number): void {
+    const records = this.records;
+    // Re-inserted at the end: the Map stays in the order of expiry, nearly (lock and ttl differ).
+    records.delete(key);
+    if (records.size >= this.maxKeys) {
+      const oldest = records.keys().next();
+      if (oldest.done !== true) records.delete(oldest.value);
+    }
+    records.set(key, { record, expiresAt });
+  }
+
+  private sweepRecords(now: number): void {
+    let dropped = 0;
+    for (const [key, held] of this.records) {
+      if (held.expiresAt > now || dropped === SWEEP_BATCH) break;
+      this.records.delete(key);
+      dropped++;
+    }
+  }
+
   /** Forgets every key. */
   clear(): void {
+    this.records.clear();
     this.windows.clear();
     this.frontResetAt = Number.POSITIVE_INFINITY;
     this.newest = undefined;

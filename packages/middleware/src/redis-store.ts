@@ -1,8 +1,10 @@
 import { nodeCrypto } from './internal/builtins.js';
-import type { RateLimitHit, RateLimitStore, RedisClientLike, RedisStoreConfig } from './types.js';
+import type { IdempotencyRecord, IdempotencyStore, RateLimitHit, RateLimitStore, RedisClientLike, RedisStoreConfig } from './types.js';
 
 /** Key prefix when `prefix` is not given. */
 export const DEFAULT_REDIS_PREFIX = 'fw:rl:';
+/** What the keys of `idempotency()` carry after the prefix, apart from the rate-limit counters. */
+const IDEMPOTENCY_PREFIX = 'idem:';
 /** Longest wait for Redis per call, in milliseconds, when `timeout` is not given. */
 export const DEFAULT_REDIS_TIMEOUT = 500;
 
@@ -51,12 +53,15 @@ export class RedisStoreError extends Error {
  * A rate-limit store in Redis, so several instances share one limit. Works with an `ioredis` 5
  * client (`Redis` or `Cluster`); each hit is one EVALSHA round trip. Every call gives up after
  * `timeout` ms so a request never waits on an unreachable Redis; what happens then is
- * `rateLimit`'s `failClosed` option (default: let the request through).
+ * `rateLimit`'s `failClosed` option (default: let the request through). The same store serves
+ * `idempotency()`: its lock is one `SET key value NX PX lockTimeout GET` (atomic, so of two
+ * instances racing for a key exactly one runs), its response one `SET key value PX ttl`, under
+ * `<prefix>idem:`. That needs Redis 7 and a client with `set` (ioredis has it).
  * @example
  * const client = new Redis(process.env.REDIS_URL, { enableOfflineQueue: false });
  * app.use(rateLimit({ store: new RedisStore({ client, prefix: 'api:rl:' }) }));
  */
-export class RedisStore implements RateLimitStore {
+export class RedisStore implements RateLimitStore, IdempotencyStore {
   private readonly client: RedisClientLike;
   private readonly prefix: string;
   private readonly timeout: number;
@@ -96,6 +101,32 @@ export class RedisStore implements RateLimitStore {
     await this.withTimeout(this.client.del(this.prefix + key), 'DEL');
   }
 
+  /** Locks idempotency key `key` unless it holds something; returns what it holds (see `IdempotencyStore`). */
+  async begin(key: string, fingerprint: string, lockMs: number): Promise<IdempotencyRecord | undefined> {
+    const running: IdempotencyRecord = { state: 'running', fingerprint };
+    // NX with GET: sets the key only when absent, and answers what was there (nil: we set it).
+    const reply = await this.withTimeout(this.setter()(this.prefix + IDEMPOTENCY_PREFIX + key, JSON.stringify(running), 'PX', Math.max(1, Math.ceil(lockMs)), 'NX', 'GET'), 'SET');
+    if (reply === null || reply === undefined) return undefined;
+    return parseRecord(reply);
+  }
+
+  /** Stores the finished response of `key` for `ttlMs`. */
+  async finish(key: string, record: IdempotencyRecord & { state: 'done' }, ttlMs: number): Promise<void> {
+    await this.withTimeout(this.setter()(this.prefix + IDEMPOTENCY_PREFIX + key, JSON.stringify(record), 'PX', Math.max(1, Math.ceil(ttlMs))), 'SET');
+  }
+
+  /** Forgets idempotency key `key`. */
+  async abandon(key: string): Promise<void> {
+    await this.withTimeout(this.client.del(this.prefix + IDEMPOTENCY_PREFIX + key), 'DEL');
+  }
+
+  private setter(): (key: string, value: string, ...options: Array<string | number>) => Promise<unknown> {
+    const client = this.client;
+    if (typeof client.set !== 'function') throw new RedisStoreError('RedisStore: idempotency() needs a client with set() (an ioredis client has it)');
+    const set = client.set as unknown as (key: string, value: string, ...options: Array<string | number>) => Promise<unknown>;
+    return (key, value, ...options) => set.call(client, key, value, ...options);
+  }
+
   /** EVALSHA, falling back to EVAL once when Redis does not have the script cached yet. */
   private async run(code: Script, key: string, ...args: Array<string | number>): Promise<unknown> {
     try {
@@ -122,4 +153,24 @@ export class RedisStore implements RateLimitStore {
       );
     });
   }
+}
+
+/** A stored idempotency record, checked: anything else under the key is a store failure, not a replay. */
+function parseRecord(reply: unknown): IdempotencyRecord {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(reply));
+  } catch (err) {
+    throw new RedisStoreError('RedisStore: an idempotency key holds something that is not JSON', { cause: err });
+  }
+  const record = parsed as Partial<IdempotencyRecord> | null;
+  if (record === null || typeof record !== 'object' || typeof record.fingerprint !== 'string') {
+    throw new RedisStoreError('RedisStore: an idempotency key holds something that is not an idempotency record');
+  }
+  if (record.state === 'running') return { state: 'running', fingerprint: record.fingerprint };
+  const response = (record as { response?: unknown }).response as { status?: unknown; headers?: unknown; body?: unknown } | undefined;
+  if (record.state !== 'done' || typeof response !== 'object' || response === null || typeof response.status !== 'number' || typeof response.body !== 'string' || typeof response.headers !== 'object' || response.headers === null) {
+    throw new RedisStoreError('RedisStore: an idempotency key holds something that is not an idempotency record');
+  }
+  return { state: 'done', fingerprint: record.fingerprint, response: { status: response.status, headers: response.headers as Record<string, string>, body: response.body } };
 }

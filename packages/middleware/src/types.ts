@@ -135,11 +135,83 @@ export interface RateLimitConfig<C extends RequestContext = RequestContext> {
 /** Options of `new MemoryStore()`. */
 export interface MemoryStoreConfig {
   /**
-   * Most keys kept at once. Expired windows are dropped as requests come in; past this cap the
+   * Most keys kept at once (rate-limit windows; and, apart, as many idempotency keys). Expired windows are dropped as requests come in; past this cap the
    * least recently used key is dropped even if its window is live (that key starts a fresh window).
    * @default 100000
    */
   maxKeys?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// idempotency
+
+/** A response as `idempotency()` stores it, to replay to a retry. */
+export interface StoredResponse {
+  /** The HTTP status. */
+  status: number;
+  /** The response headers kept (`storedHeaders`), lower-case names. */
+  headers: Record<string, string>;
+  /** The body's bytes, base64; empty for no body. */
+  body: string;
+}
+
+/** What a store holds for one idempotency key. */
+export type IdempotencyRecord =
+  /** The first request with the key is still running. */
+  | { state: 'running'; fingerprint: string }
+  /** It finished: its response is replayed to retries. */
+  | { state: 'done'; fingerprint: string; response: StoredResponse };
+
+/**
+ * Where `idempotency()` keeps its keys: `MemoryStore` and `RedisStore` implement it beside the
+ * rate-limit counters (one store object can serve both). Each method may answer synchronously or
+ * with a promise.
+ */
+export interface IdempotencyStore {
+  /**
+   * Atomically: when `key` holds nothing, records it `running` with `fingerprint` for `lockMs` and
+   * returns undefined (the caller runs the request); otherwise returns what it holds, unchanged.
+   */
+  begin(key: string, fingerprint: string, lockMs: number): IdempotencyRecord | undefined | Promise<IdempotencyRecord | undefined>;
+  /** Replaces the `running` record of `key` with the finished one, kept for `ttlMs`. */
+  finish(key: string, record: IdempotencyRecord & { state: 'done' }, ttlMs: number): void | Promise<void>;
+  /** Forgets `key` (the first request failed: a retry runs again). */
+  abandon(key: string): void | Promise<void>;
+}
+
+/** Options of `idempotency()`. */
+export interface IdempotencyConfig<C extends RequestContext = RequestContext> {
+  /** The request header that carries the key. @default 'Idempotency-Key' */
+  header?: string;
+  /** The methods the key applies to; other methods pass through untouched. @default ['POST', 'PATCH'] */
+  methods?: readonly string[];
+  /** How long a finished response is replayed, in ms. @default 86400000 (24 hours) */
+  ttl?: number;
+  /**
+   * How long a key stays locked while its first request runs, in ms: past it (the instance died
+   * mid-request) a retry runs again. Keep it above your slowest request. @default 60000
+   */
+  lockTimeout?: number;
+  /** Answer 400 to a request of these methods without the header. @default false */
+  required?: boolean;
+  /**
+   * Whose key it is: keys of different scopes never meet. Return the client's identity
+   * (`(ctx) => (ctx.user as { sub: string }).sub`) so one client can never replay another's response.
+   * @default (ctx) => `${ctx.method} ${ctx.path}` (the key alone, per method and path)
+   */
+  keyGenerator?: (ctx: C) => string;
+  /** Where keys and responses live. @default a new MemoryStore() per idempotency() call */
+  store?: IdempotencyStore;
+  /**
+   * The response headers stored and replayed (besides the status and body); others (cookies, rate
+   * limits, dates) belong to each response.
+   * @default ['content-type', 'content-encoding', 'content-language', 'content-location', 'location', 'etag', 'last-modified', 'cache-control', 'vary', 'link']
+   */
+  storedHeaders?: readonly string[];
+  /** The header that marks a replayed response (value `true`). @default 'Idempotent-Replayed' */
+  replayHeader?: string;
+  /** Longest key accepted; a longer one is answered 400. @default 255 */
+  maxKeyLength?: number;
 }
 
 /** The few ioredis methods the Redis store calls (ioredis 5 `Redis` and `Cluster` both fit). */
@@ -150,6 +222,10 @@ export interface RedisClientLike {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
   /** DEL. */
   del(...keys: string[]): Promise<number>;
+  /** SET with `PX` (a TTL in ms): how `idempotency()` stores a response. */
+  set?(key: string, value: string, px: 'PX', milliseconds: number): Promise<unknown>;
+  /** SET with `PX`, `NX` and `GET`: how `idempotency()` locks a key (needs Redis 7). */
+  set?(key: string, value: string, px: 'PX', milliseconds: number, nx: 'NX', get: 'GET'): Promise<unknown>;
 }
 
 /** Options of `new RedisStore()`. */

@@ -1,11 +1,11 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { HTTPError, type Context, type RequestContext, type StreamEvent } from '@fw/core';
-import { armDeadline, responseSink, runOperation, runStreamOperation, StreamPump, withDeadline, withStreamSignal, type LogFunction, type PluginHost, type StreamSink } from '@fw/core/plugin';
+import { armDeadline, readRawBody, responseSink, runOperation, runStreamOperation, StreamPump, withDeadline, withStreamSignal, type LogFunction, type PluginHost, type StreamSink } from '@fw/core/plugin';
 import type { DescribedMethod } from '@fw/grpc';
 import { ACCEPTED_TYPES, callKindOf, checkProtocolVersion, deadlineOf, getQuery, type CallKind } from './call.js';
 import { connectErrorJson, connectStatus, endStreamJson, grpcWebTrailers, trailerBlock, wireError, type WireError } from './errors.js';
 import { decodeRequest, encodeResponse } from './messages.js';
-import { acceptsGzip, compress, decodeBase64Text, decompress, envelope, FLAG_END_STREAM, FLAG_TRAILERS, readEnvelope, readRequest, requestEncoding, type Encoding } from './wire.js';
+import { acceptsGzip, compress, decodeBase64Text, decompress, envelope, FLAG_END_STREAM, FLAG_TRAILERS, readEnvelope, readRequest, requestEncoding, tooLarge, type Encoding } from './wire.js';
 
 /** One RPC as served here: the generated method, its messages' descriptors, and whether GET may call it. */
 export interface ServedMethod {
@@ -60,6 +60,12 @@ function grpcWebBody(kind: CallKind, bytes: Buffer): Buffer {
 async function bodyOf(ctx: Context, kind: CallKind, limit: number): Promise<Buffer> {
   // Someone read from the stream before the call did: what it held is no longer there.
   if (!ctx.req.readableDidRead && !ctx.req.readableEnded) return readRequest(ctx.req, limit);
+  // Middleware that needed the bytes themselves (an idempotency fingerprint) kept them.
+  const raw = await readRawBody(ctx);
+  if (raw !== undefined) {
+    if (raw.length > limit) throw tooLarge(limit, 'The request body');
+    return raw;
+  }
   if (kind.protocol === 'connect' && kind.codec === 'json') return Buffer.from(JSON.stringify((await ctx.parseBody()) ?? {}));
   throw new HTTPError(500, `The request body was read by middleware before the ${kind.protocol} call could read it`);
 }

@@ -30,6 +30,52 @@ export function hasBody(req: IncomingMessage): boolean {
 
 const EMPTY = Buffer.alloc(0);
 
+/** What `readBody` does with a request's Content-Encoding. */
+export type BodyCoding = 'decode' | 'refuse' | 'as-sent';
+
+/** Whether a Content-Encoding header names a coding other than identity. */
+export function isEncoded(encoding: string | undefined): encoding is string {
+  if (encoding === undefined) return false;
+  const coding = encoding.trim().toLowerCase();
+  return coding !== 'identity' && coding !== '';
+}
+
+/**
+ * Decodes a body read `'as-sent'` by its Content-Encoding, held to `limit` decoded bytes (413) as
+ * `readBody` holds a body decoded while it arrives; `decode` false (the app's `decompressBody`
+ * off) refuses any coding with 415, as `readBody` does.
+ */
+export function decodeBody(raw: Buffer, encoding: string | undefined, limit: number, decode: boolean): Promise<Buffer> {
+  if (!isEncoded(encoding)) return Promise.resolve(raw);
+  const decoder = decode ? decoderFor(encoding.trim().toLowerCase()) : undefined;
+  if (decoder === undefined) return Promise.reject(unsupportedEncoding(encoding, decode));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    decoder.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        decoder.destroy();
+        reject(tooLarge(limit));
+      } else chunks.push(chunk);
+    });
+    decoder.once('end', () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    decoder.once('error', (err) => {
+      if (done) return;
+      done = true;
+      reject(new HTTPError(400, `Request body is not valid ${encoding}`, undefined, { cause: err }));
+    });
+    decoder.end(raw);
+  });
+}
+
 /**
  * Reads the whole body into a Buffer, refusing more than `limit` bytes with 413: at once when
  * Content-Length says so, otherwise as soon as the stream passes the limit (chunked bodies).
@@ -39,9 +85,12 @@ const EMPTY = Buffer.alloc(0);
  * A body the HTTP parser has already received whole (`req.complete`: read after middleware that
  * waited on something, such as a session lookup) is taken from the stream's buffer at once: no
  * listeners, no flowing mode, no promise to wait on. Read as the request arrives, the body is
- * parsed after the headers' callback returns, so it is streamed.
+ * parsed after the headers' callback returns, so it is streamed. `coding` says what to do with a
+ * Content-Encoding: `'decode'` it (gzip, deflate, br), `'refuse'` it (415, the app's
+ * `decompressBody: false`), or keep the bytes `'as-sent'` (for a fingerprint over the bytes, or a
+ * protocol that decodes them itself; `decodeBody` decodes them later).
  */
-export function readBody(req: IncomingMessage, limit: number, decompress = true): Promise<Buffer> | Buffer {
+export function readBody(req: IncomingMessage, limit: number, coding: BodyCoding = 'decode'): Promise<Buffer> | Buffer {
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     const n = Number(declared);
@@ -49,13 +98,10 @@ export function readBody(req: IncomingMessage, limit: number, decompress = true)
     if (n > limit) return Promise.reject(tooLarge(limit));
   }
   const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined) {
-    const coding = encoding.trim().toLowerCase();
-    if (coding !== 'identity' && coding !== '') {
-      const decoder = decompress ? decoderFor(coding) : undefined;
-      if (decoder === undefined) return Promise.reject(unsupportedEncoding(encoding, decompress));
-      return inflate(req, decoder, limit);
-    }
+  if (coding !== 'as-sent' && isEncoded(encoding)) {
+    const decoder = coding === 'decode' ? decoderFor(encoding.trim().toLowerCase()) : undefined;
+    if (decoder === undefined) return Promise.reject(unsupportedEncoding(encoding, coding === 'decode'));
+    return inflate(req, decoder, limit);
   }
   if (req.complete && !req.readableFlowing && !req.destroyed) {
     const size = req.readableLength;

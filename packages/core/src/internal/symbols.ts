@@ -25,6 +25,8 @@ export const FLUSH: unique symbol = Symbol('fw.flush');
 export const ABORT: unique symbol = Symbol('fw.abort');
 /** `ctx[SET_DEADLINE](at)`: sets the request's deadline (epoch ms), for the pipeline that enforces it. */
 export const SET_DEADLINE: unique symbol = Symbol('fw.setDeadline');
+/** `ctx[RAW_BODY]()`: the request body's bytes as sent, read once (and kept for `parseBody`). */
+export const RAW_BODY: unique symbol = Symbol('fw.rawBody');
 /** `ctx[SSE_STREAM](options?)`: registers a server-sent events stream for this request (throws its 429/503). */
 export const SSE_STREAM: unique symbol = Symbol('fw.sseStream');
 
