@@ -71,8 +71,8 @@ export function idempotency<C extends RequestContext = RequestContext>(config: I
   }
 
   const headerKey = header.toLowerCase();
-  const unsafe = new Set(methods.map((m) => m.toUpperCase()));
-  const kept = storedHeaders.map((h) => h.toLowerCase());
+  const unsafe = new Set((methods as readonly string[]).map((m) => m.toUpperCase()));
+  const kept = (storedHeaders as readonly string[]).map((h) => h.toLowerCase());
 
   const forget = (key: string): void => {
     Promise.resolve()

@@ -123,8 +123,8 @@ export class RedisStore implements RateLimitStore, IdempotencyStore {
   private setter(): (key: string, value: string, ...options: Array<string | number>) => Promise<unknown> {
     const client = this.client;
     if (typeof client.set !== 'function') throw new RedisStoreError('RedisStore: idempotency() needs a client with set() (an ioredis client has it)');
-    const set = client.set as unknown as (key: string, value: string, ...options: Array<string | number>) => Promise<unknown>;
-    return (key, value, ...options) => set.call(client, key, value, ...options);
+    const setting = client as unknown as { set(key: string, value: string, ...options: Array<string | number>): Promise<unknown> };
+    return (key, value, ...options) => setting.set(key, value, ...options);
   }
 
   /** EVALSHA, falling back to EVAL once when Redis does not have the script cached yet. */
