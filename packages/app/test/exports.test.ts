@@ -21,7 +21,7 @@ import * as validate from '@fw/validate';
 const DOCUMENTED = {
   app: ['createApp', 'emit', 'start'],
   core: ['Router', 'HTTPError', 'compose', 'withMeta', 'Application', 'Context', 'isHTTPError'],
-  middleware: ['cors', 'logger', 'rateLimit', 'authenticate', 'requireRole', 'jwtVerifier', 'etag', 'secureHeaders', 'MemoryStore', 'RedisStore'],
+  middleware: ['cors', 'logger', 'rateLimit', 'authenticate', 'requireRole', 'jwtVerifier', 'etag', 'secureHeaders', 'compress', 'idempotency', 'MemoryStore', 'RedisStore'],
   validate: ['validate', 'createHandler', 'defineOperation'],
   openapi: ['describeRoute', 'openapiPlugin', 'openapi', 'checkContract'],
   graphql: ['graphqlPlugin'],

@@ -143,6 +143,37 @@ describe('a route timeout', () => {
   });
 });
 
+describe("a route timeout and a stream served from the route", () => {
+  it("leaves server-sent events alone: the app's timeout bounds the answer's start, not the stream", async () => {
+    const app = quiet({ timeout: 60 });
+    let ended = '';
+    app.get('/ticks', (ctx) =>
+      ctx.sse(
+        (async function* () {
+          try {
+            for (let n = 1; n <= 4; n++) {
+              yield { n };
+              await sleep(50, ctx.signal);
+            }
+          } finally {
+            ended = ctx.signal.aborted ? 'aborted' : 'done';
+          }
+        })(),
+      ),
+    );
+    const { port } = await app.listen(0, '127.0.0.1');
+    try {
+      // 4 events 50 ms apart: the stream outlives the 60 ms deadline and ends by itself.
+      const res = await send(port, { path: '/ticks' });
+      expect(res.status).toBe(200);
+      expect(res.text.match(/^data: /gm)).toHaveLength(4);
+      expect(ended).toBe('done');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 /** A hand-built operation with a timeout, whose handler waits `ms` on its signal. */
 function slowOperation(timeout: number | undefined, ms: number, seen: Seen[]): Operation {
   return {

@@ -2,8 +2,8 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { RESOLVED } from './internal/resolved.js';
-import { raceDeadline } from './deadline.js';
-import { ABORT, ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND, SET_DEADLINE } from './internal/symbols.js';
+import { armDeadline } from './deadline.js';
+import { ABORT, ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, SET_DEADLINE } from './internal/symbols.js';
 import { settling, type Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
 
@@ -158,7 +158,8 @@ export class Pipeline {
 /**
  * A route's chain (its body read included) under its deadline: `ctx.deadline` is set, and when it
  * passes `ctx.signal` aborts and the request fails with `deadline_exceeded` (504), whatever the
- * handler still does (what it answers later is ignored: the response is sent once).
+ * handler still does (what it answers later is ignored: the response is sent once), unless the
+ * answer has begun streaming by then: a deadline bounds the wait for the answer, not a stream.
  */
 function underDeadline(ctx: Context, chain: ComposedMiddleware<Context>, timeout: number): Promise<void> {
   const at = Date.now() + timeout;
@@ -170,5 +171,27 @@ function underDeadline(ctx: Context, chain: ComposedMiddleware<Context>, timeout
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
     return Promise.reject(err);
   }
-  return raceDeadline(running, at, timeout, (reason) => ctx[ABORT](reason));
+  return new Promise<void>((resolve, reject) => {
+    const clear = armDeadline(at, timeout, (reason) => {
+      // The answer has begun (server-sent events, a body piped into ctx.res): the deadline was met,
+      // and the stream goes on, bounded by streams.maxDuration and the client's going away.
+      if (ctx[RAW_IN_USE]()) return;
+      try {
+        ctx[ABORT](reason);
+      } finally {
+        reject(reason);
+      }
+    });
+    running.then(
+      () => {
+        clear();
+        resolve();
+      },
+      (err: unknown) => {
+        clear();
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the chain threw, as thrown
+        reject(err);
+      },
+    );
+  });
 }

@@ -18,6 +18,7 @@ const CORE_KEYS: Record<keyof ApplicationConfig, true> = {
   maxJsonDepth: true,
   decompressBody: true,
   trustProxy: true,
+  timeout: true,
   timeouts: true,
   closeTimeout: true,
   onLog: true,

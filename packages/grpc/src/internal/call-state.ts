@@ -1,5 +1,5 @@
 import type { Metadata, sendUnaryData } from '@grpc/grpc-js';
-import { HTTPError, statusText } from '@fw/core';
+import { ERROR_CODE_STATUS, HTTPError, statusText } from '@fw/core';
 import { GRPC_STATUS, httpStatusFromGrpc } from '../grpc-status.js';
 import { markClientGone, type LogFunction, type TrustProxy } from '@fw/core/plugin';
 import { GrpcError } from '../grpc-error.js';
@@ -78,7 +78,7 @@ export class CallState {
   trailers: Metadata | undefined = undefined;
   /** What middleware answered instead of calling next (status()/json()/text()). */
   answer: { status: number; data: unknown } | undefined = undefined;
-  cancelReason: GrpcError | undefined = undefined;
+  cancelReason: GrpcError | HTTPError | undefined = undefined;
   /** Settles the running handler stage early (cancellation, an emitted error). */
   pending: ((error?: unknown) => void) | undefined = undefined;
   #status: ErrorStatus | undefined = undefined;
@@ -220,7 +220,8 @@ export class CallState {
     const ms = deadlineMs(this.call);
     const reason =
       Number.isFinite(ms) && Date.now() >= ms - DEADLINE_TOLERANCE_MS
-        ? new GrpcError(GRPC_STATUS.DEADLINE_EXCEEDED, 'Deadline exceeded')
+        ? // The reason every transport gives a deadline that passed (as an operation's timeout does here too).
+          new HTTPError(ERROR_CODE_STATUS.deadline_exceeded, 'Deadline exceeded', undefined, { code: 'deadline_exceeded' })
         : markClientGone(new GrpcError(GRPC_STATUS.CANCELLED, 'Call cancelled'));
     this.cancelReason = reason;
     this.#controller?.abort(reason);
