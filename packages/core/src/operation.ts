@@ -240,12 +240,56 @@ function runUnderDeadline<T>(op: Operation<unknown, T>, ctx: RequestContext, raw
     if (ctx.get(OPERATION_NAME) === undefined) ctx.set(OPERATION_NAME, op.name);
     observers = ctx.get(OBSERVERS);
     // No middleware, no tracing and no observer: nothing to wrap the call in.
-    if (op.middleware.length === 0 && ctx.startSpan === undefined && observers === undefined) return op.execute(raw, ctx, origin);
+    if (op.middleware.length === 0 && ctx.startSpan === undefined && observers === undefined) return execute(op, ctx, raw, origin);
   } catch (err) {
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
     return Promise.reject(err);
   }
   return runWrapped(op, ctx, raw, origin, observers);
+}
+
+/**
+ * An operation call's result as middleware records or replays it (`captureOperation`): `replay`
+ * answers the call with a value instead of running `execute` (its input validation and handler);
+ * `result` is set to what `execute` returned (the validated output) once it has.
+ */
+export interface OperationCapture {
+  replay: { readonly value: unknown } | undefined;
+  result: { readonly value: unknown } | undefined;
+}
+
+const CAPTURE = createContextKey<OperationCapture>('fw.operationCapture');
+
+/**
+ * For middleware around one procedure call (a protocol's per-call middleware, an operation's own) that
+ * keeps or replays the operation's result, as `idempotency()` does: returns the call's capture,
+ * made on first use. Set `replay` before `await next()` to answer the call with that value (the
+ * operation's middleware still runs; its input validation and handler do not); read `result`
+ * after it for the output the handler gave. Only for contexts that run one operation (a
+ * procedure call): the fields of a query document share theirs.
+ * @example
+ * const capture = captureOperation(ctx);
+ * await next();
+ * if (capture.result !== undefined) await store.save(key, capture.result.value);
+ */
+export function captureOperation(ctx: RequestContext): OperationCapture {
+  let capture = ctx.get(CAPTURE);
+  if (capture === undefined) {
+    capture = { replay: undefined, result: undefined };
+    ctx.set(CAPTURE, capture);
+  }
+  return capture;
+}
+
+/** `op.execute`, unless middleware asked for the result to be captured or replayed (`captureOperation`). */
+function execute<T>(op: Operation<unknown, T>, ctx: RequestContext, raw: unknown, origin: InputOrigin | undefined): Promise<T> {
+  const capture = ctx.get(CAPTURE);
+  if (capture === undefined) return op.execute(raw, ctx, origin);
+  if (capture.replay !== undefined) return Promise.resolve(capture.replay.value as T);
+  return op.execute(raw, ctx, origin).then((value) => {
+    capture.result = { value };
+    return value;
+  });
 }
 
 /**
@@ -385,7 +429,7 @@ async function runWrapped<T>(
   // fields concurrently on one request context.
   let result: T | typeof NO_RESULT = NO_RESULT;
   const run = async (): Promise<void> => {
-    result = await op.execute(raw, ctx, origin);
+    result = await execute(op, ctx, raw, origin);
   };
   try {
     await chainOf(op)(ctx, run);

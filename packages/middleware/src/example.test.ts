@@ -1,7 +1,7 @@
 // The README example, run as it is written there (with port 0 instead of 3000).
 import { Application, HTTPError, withMeta, type Next, type RequestContext } from '@fw/core';
 import { SignJWT } from 'jose';
-import { authenticate, compress, cors, etag, jwtVerifier, logger, rateLimit, requireRole, secureHeaders } from './index.js';
+import { authenticate, compress, cors, etag, idempotency, jwtVerifier, logger, rateLimit, requireRole, secureHeaders } from './index.js';
 
 it('runs the README example', async () => {
   const lines: string[] = [];
@@ -123,4 +123,27 @@ it('runs the README compress example', async () => {
   expect(small.headers['vary']).toBe('Accept-Encoding');
   const big = await app.inject({ url: '/big', headers: { 'accept-encoding': 'gzip, br' } });
   expect(big.headers['content-encoding']).toBe('br');
+});
+
+it('runs the README idempotency example', async () => {
+  // --- README idempotency example starts
+  const app = new Application();
+  const payments: Array<{ id: number; amount: number }> = [];
+  app.use(idempotency()); // POST and PATCH with an Idempotency-Key header; others pass through
+  app.post('/payments', (ctx) => {
+    const payment = { id: payments.length + 1, amount: (ctx.body as { amount: number }).amount };
+    payments.push(payment);
+    ctx.json(payment, 201);
+  });
+  // --- README idempotency example ends
+  const pay = (key: string, amount: number) =>
+    app.inject({ method: 'POST', url: '/payments', body: { amount }, headers: { 'idempotency-key': key } });
+  const first = await pay('k1', 5);
+  expect(first.statusCode).toBe(201);
+  const retry = await pay('k1', 5);
+  expect(retry.statusCode).toBe(201);
+  expect(retry.headers['idempotent-replayed']).toBe('true');
+  expect(retry.body).toBe(first.body);
+  expect(payments).toHaveLength(1);
+  expect((await pay('k1', 6)).statusCode).toBe(422);
 });

@@ -1,6 +1,6 @@
-import { errorBody, HTTPError, isHttpContext, toHTTPError, type Context, type Next, type RequestContext } from '@fw/core';
-import { defaultLog, rawResponseInUse, readRawBody } from '@fw/core/plugin';
-import { nodeCrypto } from './internal/builtins.js';
+import { errorBody, errorCodeOf, HTTPError, isHttpContext, toHTTPError, type Context, type ErrorCode, type Next, type RequestContext } from '@fw/core';
+import { captureOperation, defaultLog, rawResponseInUse, readRawBody } from '@fw/core/plugin';
+import { nodeCrypto, nodeV8 } from './internal/builtins.js';
 import { MemoryStore } from './memory-store.js';
 import type { IdempotencyConfig, IdempotencyRecord, IdempotencyStore, StoredResponse } from './types.js';
 
@@ -118,8 +118,34 @@ export function idempotency<C extends RequestContext = RequestContext>(config: I
     }
   };
 
+  /** A procedure call (gRPC): the operation's output is kept, and a replay answers the call with it. */
+  const runCall = async (ctx: RequestContext, next: Next, key: string, fingerprint: string): Promise<void> => {
+    const capture = captureOperation(ctx);
+    let stored: IdempotencyRecord & { state: 'done' };
+    try {
+      await next();
+      // Not an operation (a hand-written method): there is no result to keep, and a retry runs again.
+      if (capture.result === undefined) return forget(key);
+      stored = { state: 'done', fingerprint, response: { status: 200, headers: {}, body: nodeV8().serialize(capture.result.value).toString('base64'), kind: 'value' } };
+    } catch (err) {
+      const error = toHTTPError(err);
+      if (error.statusCode >= 500) {
+        forget(key);
+        throw err;
+      }
+      const refusal = { message: error.message, code: errorCodeOf(error), details: error.details };
+      stored = { state: 'done', fingerprint, response: { status: error.statusCode, headers: {}, body: Buffer.from(JSON.stringify(refusal)).toString('base64'), kind: 'value' } };
+      await save(key, stored);
+      throw err;
+    }
+    await save(key, stored);
+  };
+
   return async function idempotency(ctx: C, next: Next): Promise<void> {
-    if (!unsafe.has(ctx.method) || !isHttpContext(ctx)) return next();
+    if (!unsafe.has(ctx.method)) return next();
+    const http = isHttpContext(ctx);
+    // Other contexts: procedure calls (one operation each); the fields of a query document are not.
+    if (!http && ctx.procedure === undefined) return next();
     const given = ctx.headers[headerKey];
     if (given === undefined) {
       if (required) throw new HTTPError(400, `${ctx.method} ${ctx.path} needs an ${header} header`);
@@ -131,8 +157,15 @@ export function idempotency<C extends RequestContext = RequestContext>(config: I
     const crypto = nodeCrypto();
     const storeKey = crypto.createHash('sha256').update(scope).update('\0').update(key).digest('base64url');
     const hash = crypto.createHash('sha256').update(`${ctx.method} ${ctx.path}\n`);
-    const raw = await readRawBody(ctx);
-    if (raw !== undefined) hash.update(raw);
+    if (http) {
+      const raw = await readRawBody(ctx);
+      if (raw !== undefined) hash.update(raw);
+    } else {
+      // The decoded request message of a unary call (`ctx.request` of @fw/grpc); a client stream has none yet.
+      const request = (ctx as { request?: unknown }).request;
+      if (request === undefined) return next();
+      hash.update(nodeV8().serialize(request));
+    }
     const fingerprint = hash.digest('base64url');
     let held: IdempotencyRecord | undefined;
     try {
@@ -141,7 +174,7 @@ export function idempotency<C extends RequestContext = RequestContext>(config: I
       // Running without the store would run a retry twice: the one thing the key is there to prevent.
       throw new HTTPError(503, 'Service Unavailable', undefined, { cause: err, headers: { 'Retry-After': '1' } });
     }
-    if (held === undefined) return run(ctx, next, storeKey, fingerprint);
+    if (held === undefined) return http ? run(ctx, next, storeKey, fingerprint) : runCall(ctx, next, storeKey, fingerprint);
     if (held.fingerprint !== fingerprint) {
       throw new HTTPError(422, `This ${header} was already used with a different request`, undefined, { code: 'unprocessable_entity' });
     }
@@ -150,8 +183,23 @@ export function idempotency<C extends RequestContext = RequestContext>(config: I
       ctx.setHeader('Retry-After', retryAfter);
       throw new HTTPError(409, `A request with this ${header} is still being processed; retry later`, undefined, { code: 'conflict', headers: { 'Retry-After': retryAfter } });
     }
-    replay(ctx, held.response, replayHeader);
+    if (http && held.response.kind === undefined) return replay(ctx, held.response, replayHeader);
+    if (!http && held.response.kind === 'value') return replayCall(ctx, next, held.response, replayHeader);
+    // Kept by the other kind of call under the same scope and key (a custom keyGenerator): not this call's answer.
+    throw new HTTPError(422, `This ${header} was already used with a different request`, undefined, { code: 'unprocessable_entity' });
   };
+}
+
+/** Answers a procedure call with a kept result: the operation's middleware runs, its handler does not. */
+async function replayCall(ctx: RequestContext, next: Next, response: StoredResponse, replayHeader: string): Promise<void> {
+  const bytes = Buffer.from(response.body, 'base64');
+  ctx.setHeader(replayHeader.toLowerCase(), 'true');
+  if (response.status >= 400) {
+    const refusal = JSON.parse(bytes.toString('utf8')) as { message: string; code: ErrorCode; details?: unknown };
+    throw new HTTPError(response.status, refusal.message, refusal.details, { code: refusal.code });
+  }
+  captureOperation(ctx).replay = { value: nodeV8().deserialize(bytes) };
+  await next();
 }
 
 /** The key from the header: an sf-string (`"abc"`, as the draft writes it) or a bare token (as Stripe's clients send). */

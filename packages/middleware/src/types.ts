@@ -151,8 +151,13 @@ export interface StoredResponse {
   status: number;
   /** The response headers kept (`storedHeaders`), lower-case names. */
   headers: Record<string, string>;
-  /** The body's bytes, base64; empty for no body. */
+  /** The body's bytes, base64; empty for no body. For `kind: 'value'`, the result serialized with `node:v8`, or the refusal's JSON. */
   body: string;
+  /**
+   * Undefined: an HTTP answer, replayed as it was sent. `'value'`: a procedure call's (gRPC)
+   * operation result, replayed as the call's result, or its refusal (`status` >= 400).
+   */
+  kind?: 'value';
 }
 
 /** What a store holds for one idempotency key. */

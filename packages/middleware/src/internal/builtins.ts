@@ -1,4 +1,5 @@
 import type * as Crypto from 'node:crypto';
+import type * as V8 from 'node:v8';
 import type { Performance } from 'node:perf_hooks';
 
 /**
@@ -8,6 +9,11 @@ import type { Performance } from 'node:perf_hooks';
  */
 export function nodeCrypto(): typeof Crypto {
   return process.getBuiltinModule('node:crypto');
+}
+
+/** `node:v8`: the serializer `idempotency()` keeps a procedure call's result with (Dates, bytes and bigints intact). */
+export function nodeV8(): typeof V8 {
+  return process.getBuiltinModule('node:v8');
 }
 
 let perf: Performance | undefined;
