@@ -117,35 +117,52 @@ export function readBody(req: IncomingMessage, limit: number, coding: BodyCoding
     const finish = (err: Error | null, value?: Buffer): void => {
       if (done) return;
       done = true;
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onError);
-      req.removeListener('aborted', onAborted);
-      req.removeListener('close', onClose);
+      detach();
       if (err) reject(err);
       else resolve(value!);
     };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        // Stop buffering; the connection is closed after the 413 so the rest is never read.
-        req.pause();
-        finish(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    const onError = (err: Error): void => finish(new HTTPError(400, 'Request body could not be read', undefined, { cause: err }));
-    const onAborted = (): void => finish(new HTTPError(400, 'Request aborted by the client'));
-    // A request destroyed without 'aborted' or 'error' (socket cut by a time-out) must not leave us waiting.
-    const onClose = (): void => finish(new HTTPError(400, 'Request closed before its body was complete'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
-    req.on('close', onClose);
+    const detach = watchBody(
+      req,
+      (chunk) => {
+        size += chunk.length;
+        if (size > limit) {
+          // Stop buffering; the connection is closed after the 413 so the rest is never read.
+          req.pause();
+          finish(tooLarge(limit));
+          return;
+        }
+        chunks.push(chunk);
+      },
+      () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)),
+      finish,
+    );
   });
+}
+
+/**
+ * Listens to a request body: `onData` per chunk, `onEnd` at its end, `fail` with a 400 when the
+ * stream errors, the client aborts, or the request closes before its body was complete (a socket
+ * cut by a time-out gives neither 'aborted' nor 'error': without this, the read would wait for
+ * ever). Returns what removes the listeners.
+ */
+function watchBody(req: IncomingMessage, onData: (chunk: Buffer) => void, onEnd: () => void, fail: (err: HTTPError) => void): () => void {
+  const onError = (err: Error): void => fail(new HTTPError(400, 'Request body could not be read', undefined, { cause: err }));
+  const onAborted = (): void => fail(new HTTPError(400, 'Request aborted by the client'));
+  const onClose = (): void => {
+    if (!req.complete) fail(new HTTPError(400, 'Request closed before its body was complete'));
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('aborted', onAborted);
+  req.on('close', onClose);
+  return () => {
+    req.removeListener('data', onData);
+    req.removeListener('end', onEnd);
+    req.removeListener('error', onError);
+    req.removeListener('aborted', onAborted);
+    req.removeListener('close', onClose);
+  };
 }
 
 /** The decoders of the request codings read (zstd where Node has it); undefined for any other coding. */
@@ -188,31 +205,29 @@ function inflate(req: IncomingMessage, decoder: Transform, limit: number): Promi
     const finish = (err: Error | null, value?: Buffer): void => {
       if (done) return;
       done = true;
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onError);
-      req.removeListener('aborted', onAborted);
-      req.removeListener('close', onClose);
+      detach();
       if (err) {
         req.pause();
         decoder.destroy();
         reject(err);
       } else resolve(value!);
     };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit) finish(tooLarge(limit));
-      // The decoder's back-pressure: the request waits while it works through what it holds.
-      else if (!decoder.write(chunk)) {
-        req.pause();
-        decoder.once('drain', () => {
-          if (!done) req.resume();
-        });
-      }
-    };
-    const onEnd = (): void => {
-      decoder.end();
-    };
+    const detach = watchBody(
+      req,
+      (chunk) => {
+        received += chunk.length;
+        if (received > limit) finish(tooLarge(limit));
+        // The decoder's back-pressure: the request waits while it works through what it holds.
+        else if (!decoder.write(chunk)) {
+          req.pause();
+          decoder.once('drain', () => {
+            if (!done) req.resume();
+          });
+        }
+      },
+      () => decoder.end(),
+      finish,
+    );
     decoder.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) finish(tooLarge(limit));
@@ -220,16 +235,6 @@ function inflate(req: IncomingMessage, decoder: Transform, limit: number): Promi
     });
     decoder.once('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     decoder.once('error', (err) => finish(new HTTPError(400, `Request body is not valid ${String(req.headers['content-encoding'])}`, undefined, { cause: err })));
-    const onError = (err: Error): void => finish(new HTTPError(400, 'Request body could not be read', undefined, { cause: err }));
-    const onAborted = (): void => finish(new HTTPError(400, 'Request aborted by the client'));
-    const onClose = (): void => {
-      if (!req.complete) finish(new HTTPError(400, 'Request closed before its body was complete'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
-    req.on('close', onClose);
   });
 }
 
