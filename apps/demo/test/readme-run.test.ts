@@ -18,8 +18,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 // - `<!-- readme-run: NAME -->` before a ```sh block: the command that starts NAME;
 // - `<!-- readme-try: NAME -->` before a ```sh block: commands run once NAME serves; each command
 //   line is followed by `# <output>` lines, the output it must print;
-// - `<!-- readme-output: NAME -->` before a ```text block: what NAME prints and exits with.
+// - `<!-- readme-output: NAME -->` before a ```text block: what NAME prints and exits with;
+// - `<!-- readme-stderr: NAME -->` before a ```text block: what NAME writes to stderr before Ctrl+C
+//   (a warning a first run shows);
+// - `<!-- readme-fragment -->` before a ```ts block: not a program (a part of one, or a client of a
+//   server above); the samples test compiles it, nothing runs it.
 // A sample that serves (it has a try block) must serve port 3000 and stop with 0 on Ctrl+C.
+// Every other ```ts block of every README is run the same way, as `<dir>-<n>.ts` (`core-3.ts`, the
+// third block of packages/core/README.md): it must exit 0, or keep serving without a word on
+// stderr and stop on Ctrl+C. A block that declares what it uses (`declare const db: ...`) is a
+// fragment by itself.
 const root = join(__dirname, '..', '..', '..');
 const PNPM = ['-y', 'pnpm@10.34.9'];
 /** The peers and the runner the Quick start installs, pinned to the versions the workspace tests. */
@@ -34,6 +42,7 @@ interface Sample {
   install?: string;
   tries: Array<{ command: string; output: string }>;
   output?: string;
+  stderr?: string;
 }
 
 function readmes(): string[] {
@@ -49,12 +58,32 @@ function extract(): { samples: Sample[]; files: Map<string, string> } {
   const tagged: Array<{ kind: string; name: string; body: string; readme: string }> = [];
   for (const readme of readmes()) {
     const text = readFileSync(readme, 'utf8');
-    const re = /<!-- readme-(sample|file|install|run|try|output): ([^\s]+) -->\s*\n```[a-z]*\n([\s\S]*?)```/g;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) tagged.push({ kind: m[1]!, name: m[2]!, body: m[3]!, readme: relative(root, readme) });
+    const dir = readme === join(root, 'README.md') ? 'root' : relative(root, dirname(readme)).split(/[\\/]/).pop()!;
+    // Every fenced block, with the tag before it (if any): untagged ```ts blocks are samples too.
+    const re = /(?:<!-- readme-(sample|file|install|run|try|output|stderr|fragment)(?:: ([^\s]+))? -->\s*\n)?```([a-z]*)\n([\s\S]*?)```/g;
+    let n = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const [, kind, name, lang, body] = m as unknown as [string, string | undefined, string | undefined, string, string];
+      if (lang === 'ts') n++;
+      if (kind === undefined) {
+        if (lang === 'ts' && !/^declare /m.test(body)) tagged.push({ kind: 'sample', name: `${dir}-${n}`, body, readme: relative(root, readme) });
+        continue;
+      }
+      if (kind === 'fragment') continue;
+      if (name === undefined) throw new Error(`${relative(root, readme)}: readme-${kind} needs a name`);
+      tagged.push({ kind, name, body, readme: relative(root, readme) });
+    }
   }
-  for (const t of tagged) if (t.kind === 'sample') samples.set(t.name, { name: t.name, readme: t.readme, code: t.body, tries: [] });
+  for (const t of tagged) {
+    if (t.kind !== 'sample') continue;
+    if (samples.has(t.name)) throw new Error(`${t.readme}: a second readme-sample named "${t.name}"`);
+    samples.set(t.name, { name: t.name, readme: t.readme, code: t.body, tries: [] });
+  }
   for (const t of tagged) {
     if (t.kind === 'file') {
+      // One file may be shown in several READMEs, as long as they show the same file.
+      const shown = files.get(t.name);
+      if (shown !== undefined && shown !== t.body) throw new Error(`${t.readme}: readme-file ${t.name} differs from another README's ${t.name}`);
       files.set(t.name, t.body);
       continue;
     }
@@ -64,6 +93,7 @@ function extract(): { samples: Sample[]; files: Map<string, string> } {
     if (t.kind === 'run') sample.run = t.body.trim();
     else if (t.kind === 'install') sample.install = t.body.trim();
     else if (t.kind === 'output') sample.output = t.body;
+    else if (t.kind === 'stderr') sample.stderr = t.body;
     else sample.tries.push(...tries(t.body));
   }
   return { samples: [...samples.values()], files };
@@ -97,8 +127,34 @@ function exec(file: string, args: string[], cwd: string, timeout = 240_000, env:
   });
 }
 
+/** How long a sample without a try block runs before it counts as serving (then it gets Ctrl+C). */
+const SERVING_AFTER_MS = 5_000;
+
 /** What a served sample writes on Ctrl+C, and nothing else on stderr. */
 const CTRL_C_LINE = 'SIGINT: shutting down: not ready now, draining in 5 s, then exiting (press Ctrl+C again to exit now)\n';
+
+/**
+ * Resolves 'serving' once a sample listens on a port the READMEs' samples use (3000, 4000), or has
+ * kept running for `ms` (a program that serves elsewhere, or waits on something).
+ */
+async function serving(ms: number): Promise<'serving'> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if ((await portOpen(3000)) || (await portOpen(4000))) return 'serving';
+    await sleep(100, undefined, { ref: false });
+  }
+  return 'serving';
+}
+
+/** Whether any process of the group `pid` leads is still running. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const portOpen = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -142,6 +198,14 @@ it('finds the runnable samples of the root README', () => {
   expect(samples.filter((s) => s.readme === 'README.md').map((s) => s.name)).toEqual(expect.arrayContaining(['rest', 'graphql', 'grpc', 'together', 'streaming']));
 });
 
+it('runs the samples of every package README, not only the tagged ones', () => {
+  for (const dir of readdirSync(join(root, 'packages'))) {
+    if (!existsSync(join(root, 'packages', dir, 'README.md'))) continue;
+    expect({ dir, runs: samples.some((s) => s.readme === `packages/${dir}/README.md`) }).toEqual({ dir, runs: true });
+  }
+  expect(samples.length).toBeGreaterThan(60);
+});
+
 it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as documented and answers what the README shows', async (_, sample) => {
   const app = join(project, 'app');
   if (sample.install !== undefined) {
@@ -158,9 +222,25 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   try {
     if (sample.tries.length === 0) {
-      const code = await Promise.race([exited, sleep(60_000, undefined, { ref: false }).then(() => 'timeout' as const)]);
-      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-      if (sample.output !== undefined) expect(stdout).toBe(sample.output);
+      // A program that ends by itself, or one that serves: still running after a while with nothing
+      // on stderr (but what the README shows there), it is stopped as a user stops it.
+      const code = await Promise.race([exited, sample.output === undefined ? serving(SERVING_AFTER_MS) : sleep(60_000, undefined, { ref: false }).then(() => 'serving' as const)]);
+      if (code !== 'serving') {
+        expect({ code, stderr }).toEqual({ code: 0, stderr: sample.stderr ?? '' });
+        if (sample.output !== undefined) expect(stdout).toBe(sample.output);
+        return;
+      }
+      // What the README shows on stderr may come a moment after the port opened.
+      for (let i = 0; i < 50 && stderr.length < (sample.stderr ?? '').length; i++) await sleep(100);
+      expect(stderr).toBe(sample.stderr ?? '');
+      process.kill(-child.pid!, 'SIGINT');
+      // createApp says what Ctrl+C does and drains: pressed again, it exits at once (the root
+      // samples wait for the drain); a bare Application ends by the first one (130 under tsx).
+      for (let i = 0; i < 50 && child.exitCode === null && child.signalCode === null && !stderr.endsWith(CTRL_C_LINE); i++) await sleep(100);
+      if (stderr.endsWith(CTRL_C_LINE) && child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
+      const stopped = await Promise.race([exited, sleep(20_000, undefined, { ref: false }).then(() => 'still running 20 s after Ctrl+C' as const)]);
+      expect({ stopped: stopped === 0 || stopped === 130 || stopped === 'SIGINT' ? 'stopped' : stopped }).toEqual({ stopped: 'stopped' });
+      expect([sample.stderr ?? '', `${sample.stderr ?? ''}${CTRL_C_LINE}`]).toContain(stderr);
       return;
     }
     // Serving: wait for its port, as a user waits for the banner.
@@ -178,11 +258,16 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
     const code = await Promise.race([exited, sleep(20_000, undefined, { ref: false }).then(() => 'still running 20 s after Ctrl+C' as const)]);
     // The program says what Ctrl+C does, drains and exits 0; npx and sh, which got the same Ctrl+C,
     // then end by that signal once it has (what a terminal shows as the prompt coming back).
-    expect({ stopped: code === 0 || code === 'SIGINT' ? 'stopped' : code, stderr }).toEqual({ stopped: 'stopped', stderr: CTRL_C_LINE });
-    expect(await portOpen(3000)).toBe(false);
+    expect({ stopped: code === 0 || code === 'SIGINT' ? 'stopped' : code, stderr }).toEqual({ stopped: 'stopped', stderr: `${sample.stderr ?? ''}${CTRL_C_LINE}` });
+    // sh and npx may end by the signal before the program has drained and exited: wait for it.
+    for (let i = 0; i < 200 && groupAlive(child.pid!); i++) await sleep(100);
+    expect({ running: groupAlive(child.pid!), port3000: await portOpen(3000) }).toEqual({ running: false, port3000: false });
   } finally {
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
     await exited;
+    // The shell may end before the program it started has drained: wait for the whole process group.
+    for (let i = 0; i < 300 && groupAlive(child.pid!); i++) await sleep(100);
+    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
     // The next sample serves the same port: wait until this one's is free.
     for (let i = 0; i < 100 && (await portOpen(3000)); i++) await sleep(100);
   }
