@@ -9,8 +9,9 @@ import { readConfig } from './config.js';
 import { SEED } from './domain/repository.js';
 import { PROTO_DIR } from './server.js';
 
-// A first look at all three protocols against a running demo: one real call each, then the same
-// live order event received on each (server-sent events, a GraphQL subscription, a gRPC stream).
+// A first look at every protocol against a running demo: one real call each (REST, GraphQL, gRPC,
+// Connect), then the same live order event received on three (server-sent events, a GraphQL
+// subscription, a gRPC stream).
 const config = readConfig();
 const base = process.env.DEMO_URL ?? `http://${config.host}:${config.port}`;
 const grpcTarget = process.env.DEMO_GRPC ?? `${config.host}:${config.grpcPort}`;
@@ -57,6 +58,11 @@ const { book } = await unary<{ book: unknown }>('GetBook', { id: 'b1' });
 show(`gRPC  bookstore.Catalog/GetBook { id: "b1" } at ${grpcTarget} → GetBookResponse.book`, book);
 const page = await unary<{ items: Array<{ title: string }> }>('ListBooks', { genre: 'GENRE_FICTION' });
 show('gRPC  bookstore.Catalog/ListBooks { genre: GENRE_FICTION }', page.items.map((b) => b.title));
+
+// Connect on the HTTP port: the same RPC as a browser calls it (connect-web, or curl), in
+// canonical proto3 JSON: lowerCamelCase names, enums by name, int64 as strings.
+const connect = await fetch(`${base}/bookstore.Catalog/GetBook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'b1' }) });
+show(`Connect  POST /bookstore.Catalog/GetBook {"id":"b1"} (Content-Type: application/json) → ${connect.status}`, await connect.json());
 
 // Live: the caller's order events, followed on all three protocols at once.
 const within = <T>(what: string, promise: Promise<T>): Promise<T> =>

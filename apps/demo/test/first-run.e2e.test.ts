@@ -54,6 +54,34 @@ describe('the demo on a first run', () => {
   });
 });
 
+describe('demo:tour against a running demo', () => {
+  it('makes one call per protocol, Connect included, and follows one live order on three streams', async () => {
+    const demo = await startDemoProcess();
+    try {
+      const grpcTarget = demo.endpoints.grpc.replace(/^[a-z]+:\/\//, '');
+      const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'tour.js')], {
+        env: { ...process.env, DEMO_URL: demo.endpoints.rest, DEMO_GRPC: grpcTarget },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      expect({ code, err }).toEqual({ code: 0, err: '' });
+      const titles = out.split('\n').filter((line) => line.startsWith('── ')).map((line) => line.split('  ')[0]);
+      expect(titles).toEqual(expect.arrayContaining(['── REST', '── GraphQL', '── gRPC', '── Connect', '── SSE']));
+      // The Connect call answers canonical proto3 JSON: lowerCamelCase names, the enum by its name.
+      const connect = out.slice(out.indexOf('── Connect'));
+      expect(connect.split('\n')[0]).toBe('── Connect  POST /bookstore.Catalog/GetBook {"id":"b1"} (Content-Type: application/json) → 200');
+      expect(connect).toMatch(/"book": \{\n\s+"id": "b1"/);
+      expect(connect).toMatch(/"genre": "GENRE_[A-Z_]+"/);
+    } finally {
+      await demo.stop();
+    }
+  });
+});
+
 describe('stopping the demo', () => {
   it('says on Ctrl+C what happens, drains and exits 0', async () => {
     const demo = await startDemoProcess();
