@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
@@ -11,6 +8,7 @@ import { createApp, HTTPError, type App, type Middleware, type RequestContext } 
 import { generateProtos } from '@fw/app/grpc';
 import { defineOperation } from '@fw/app/validate';
 import { launchChromium } from '../../../tooling/testing/browser.js';
+import { bufImage } from '../../../tooling/testing/buf.js';
 
 // A web page in headless Chromium calls the app's operations with @connectrpc/connect-web's
 // Connect and gRPC-Web transports, from another origin: what a browser app does without an
@@ -71,25 +69,9 @@ const operations = [
   }),
 ];
 
-const BUF = path.join(path.dirname(require.resolve('@bufbuild/buf/package.json')), 'bin', 'buf');
-
 /** `buf build` over the emitted .proto files: the descriptor set, base64. */
 async function descriptors(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-connect-browser-'));
-  try {
-    for (const file of generateProtos(operations)) {
-      await mkdir(path.dirname(path.join(dir, file.file)), { recursive: true });
-      await writeFile(path.join(dir, file.file), file.text);
-    }
-    await writeFile(path.join(dir, 'buf.yaml'), 'version: v2\n');
-    const out = path.join(dir, 'image.binpb');
-    await new Promise<void>((resolve, reject) => {
-      execFile(BUF, ['build', dir, '-o', out], (err, _stdout, stderr) => (err ? reject(new Error(`buf build failed: ${stderr}`)) : resolve()));
-    });
-    return (await readFile(out)).toString('base64');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return (await bufImage(generateProtos(operations))).toString('base64');
 }
 
 let app: App;

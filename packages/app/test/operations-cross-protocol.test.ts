@@ -1,6 +1,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createFileRegistry, fromBinary, toJson, type DescMessage, type DescService } from '@bufbuild/protobuf';
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError, createClient, type Transport } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -9,10 +13,13 @@ import { z } from 'zod';
 import { createApp, HTTPError, type App, type Middleware, type RequestContext } from '@fw/app';
 import { authenticate, rateLimit, requireRole } from '@fw/app/middleware';
 import { defineOperation } from '@fw/app/validate';
+import { bufImage } from '../../../tooling/testing/buf.js';
 
-// One operation set served on REST, GraphQL and gRPC at once, through real sockets: a fetch, a
-// GraphQL POST and a grpc-js client loading the generated .proto. For the same input, the three
-// answer the same result or the same refusal; each case runs the three protocols concurrently.
+// One operation set served on REST, GraphQL, gRPC, Connect and gRPC-Web at once, through real
+// sockets: a fetch, a GraphQL POST, a grpc-js client loading the generated .proto, and
+// @connectrpc/connect-node's Connect and gRPC-Web transports with descriptors `buf build` made
+// from it. For the same input, the five answer the same result or the same refusal; each case runs
+// the protocols concurrently.
 // The gRPC client speaks the generated proto as any client does: lower_snake_case field names, a
 // named output as one field of the <Method>Response.
 
@@ -66,12 +73,13 @@ const addItem = defineOperation({
   grpc: { service: 'shop.Items' },
 });
 
-// One request per protocol per minute: the bucket is keyed by protocol, so concurrent protocols do not share it.
+// One request per protocol per minute: the bucket is keyed by protocol and media type (Connect and
+// gRPC-Web share a protocol), so concurrent protocols do not share it.
 const ping = defineOperation({
   name: 'ping',
   input: z.object({ word: z.string() }),
   output: z.object({ echo: z.string() }),
-  middleware: [rateLimit({ windowMs: 60_000, maxRequests: 1, keyGenerator: (ctx) => `ping ${ctx.protocol}` })],
+  middleware: [rateLimit({ windowMs: 60_000, maxRequests: 1, keyGenerator: (ctx) => `ping ${ctx.protocol} ${String(ctx.headers['content-type'] ?? '')}` })],
   handler: async ({ word }) => ({ echo: word }),
   rest: { method: 'GET', path: '/ping' },
   graphql: { type: 'query' },
@@ -87,6 +95,13 @@ const GRPC_TO_HTTP: Record<number, number> = {
   [grpc.status.PERMISSION_DENIED]: 403,
   [grpc.status.NOT_FOUND]: 404,
   [grpc.status.RESOURCE_EXHAUSTED]: 429,
+};
+const CONNECT_TO_HTTP: Partial<Record<Code, number>> = {
+  [Code.InvalidArgument]: 400,
+  [Code.Unauthenticated]: 401,
+  [Code.PermissionDenied]: 403,
+  [Code.NotFound]: 404,
+  [Code.ResourceExhausted]: 429,
 };
 const GRAPHQL_CODES: Record<number, string> = { 400: 'BAD_USER_INPUT', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'TOO_MANY_REQUESTS' };
 
@@ -125,17 +140,21 @@ const unprefixed = (fields: Array<{ field: string; message: string }> | undefine
 
 type Unary = (request: unknown, metadata: grpc.Metadata, callback: (err: grpc.ServiceError | null, reply?: unknown) => void) => void;
 
-describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', () => {
+describe('one operation set on REST, GraphQL, gRPC, Connect and gRPC-Web at once (real sockets)', () => {
   let app: App;
   let base: string;
   let client: grpc.Client & Record<string, Unary>;
   let protoDir: string;
   let decode: Decoders;
+  let service: DescService;
+  let badRequest: DescMessage;
+  let connectTransport: Transport;
+  let grpcWebTransport: Transport;
 
   beforeAll(async () => {
     app = createApp({
       onLog: () => undefined,
-      protocols: { graphql: {}, grpc: { port: 0, host: '127.0.0.1', middleware: 'global' } },
+      protocols: { graphql: {}, grpc: { port: 0, host: '127.0.0.1', middleware: 'global' }, connect: true },
     });
     app.use(authenticate({ verifier, optional: true }));
     app.operation(getItem).operation(addItem).operation(ping);
@@ -152,6 +171,11 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     const definition = protoLoader.loadSync(join(protoDir, 'shop', 'shop.proto'), { keepCase: true, longs: Number, enums: String, defaults: true });
     const pkg = grpc.loadPackageDefinition(definition) as unknown as { shop: { Items: grpc.ServiceClientConstructor } };
     client = new pkg.shop.Items(app.getProtocolManager()!.getGrpcAddress()!.target, grpc.credentials.createInsecure()) as never;
+    const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, await bufImage([...generated, { file: 'rich-status.proto', text: RICH_STATUS_PROTO }])));
+    service = registry.getService('shop.Items')!;
+    badRequest = registry.getMessage('google.rpc.BadRequest')!;
+    connectTransport = createConnectTransport({ baseUrl: base, httpVersion: '1.1' });
+    grpcWebTransport = createGrpcWebTransport({ baseUrl: base, httpVersion: '1.1' });
   });
 
   afterAll(async () => {
@@ -200,7 +224,24 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
     });
   }
 
-  /** The three outcomes, with field names unprefixed, for comparison. */
+  /** A call through @connectrpc/connect-node's client: its reply as proto3 JSON, or the refusal (BadRequest details as fields). */
+  async function connectCall(transport: Transport, method: string, request: object, token?: string): Promise<Outcome> {
+    const desc = service.methods.find((m) => m.name === method)!;
+    const untyped = createClient(service, transport) as unknown as Record<string, (req: object, options: { headers: Record<string, string> }) => Promise<never>>;
+    try {
+      const reply = await untyped[desc.localName]!(request, { headers: headers(token) });
+      return { ok: true, value: toJson(desc.output, reply, { alwaysEmitImplicit: true }) };
+    } catch (err) {
+      const error = ConnectError.from(err);
+      const found = error.findDetails(badRequest)[0] as { fieldViolations: Array<{ field: string; description: string }> } | undefined;
+      const fields = found?.fieldViolations.map((v) => ({ field: v.field, message: v.description }));
+      return { ok: false, status: CONNECT_TO_HTTP[error.code] ?? error.code, message: error.rawMessage, ...(fields ? { fields } : {}) };
+    }
+  }
+  const connect = (method: string, request: object, token?: string) => connectCall(connectTransport, method, request, token);
+  const grpcWeb = (method: string, request: object, token?: string) => connectCall(grpcWebTransport, method, request, token);
+
+  /** The outcomes, with field names unprefixed, for comparison. */
   async function all(...calls: Array<Promise<Outcome>>): Promise<Outcome[]> {
     const outcomes = await Promise.all(calls);
     return outcomes.map((o) => (o.ok || o.fields === undefined ? o : { ...o, fields: unprefixed(o.fields)! }));
@@ -210,10 +251,11 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
   const addItemMutation = 'mutation($input: AddItemInput!) { addItem(input: $input) { id name qty tags unitCents } }';
 
   it('answers the same result for the same input, with the keys the output does not name dropped', async () => {
-    const outcomes = await all(rest('GET', '/items/i1', undefined), graphql(getItemQuery, { id: 'i1' }), rpc('GetItem', { id: 'i1' }));
+    const outcomes = await all(rest('GET', '/items/i1', undefined), graphql(getItemQuery, { id: 'i1' }), rpc('GetItem', { id: 'i1' }), connect('GetItem', { id: 'i1' }), grpcWeb('GetItem', { id: 'i1' }));
     const item = { id: 'i1', name: 'Lamp', qty: 3, tags: ['home', 'light'], unitCents: 1250 };
-    // gRPC: GetItemResponse { Item item = 1; }, the item's fields under their proto names.
-    expect(outcomes).toEqual([{ ok: true, value: item }, { ok: true, value: item }, { ok: true, value: { item: onTheWire(item) } }]);
+    // gRPC: GetItemResponse { Item item = 1; }, the item's fields under their proto names; Connect
+    // and gRPC-Web the same message, in proto3 JSON (its lowerCamelCase names).
+    expect(outcomes).toEqual([{ ok: true, value: item }, { ok: true, value: item }, { ok: true, value: { item: onTheWire(item) } }, { ok: true, value: { item } }, { ok: true, value: { item } }]);
   });
 
   it('runs the operation middleware and the handler with the verified user on every protocol', async () => {
@@ -223,23 +265,31 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
       rest('POST', '/items', input, 'admin'),
       graphql(addItemMutation, { input }, 'admin'),
       rpc('AddItem', { name: 'Desk', qty: 2, tags: ['office'], unit_cents: 4000 }, 'admin'),
+      connect('AddItem', input, 'admin'),
+      grpcWeb('AddItem', input, 'admin'),
     );
     const item = { id: 'desk-2-admin', name: 'Desk', qty: 2, tags: ['office'], unitCents: 4000 };
-    expect(outcomes).toEqual([{ ok: true, value: item }, { ok: true, value: item }, { ok: true, value: { item: onTheWire(item) } }]);
+    expect(outcomes).toEqual([{ ok: true, value: item }, { ok: true, value: item }, { ok: true, value: { item: onTheWire(item) } }, { ok: true, value: { item } }, { ok: true, value: { item } }]);
   });
 
   it('refuses a call without a token with 401 / UNAUTHENTICATED', async () => {
     const input = { name: 'Desk', qty: 2 };
-    const outcomes = await all(rest('POST', '/items', input), graphql(addItemMutation, { input }), rpc('AddItem', input));
+    const outcomes = await all(rest('POST', '/items', input), graphql(addItemMutation, { input }), rpc('AddItem', input), connect('AddItem', input), grpcWeb('AddItem', input));
     const expected = { ok: false, status: 401, message: 'Authentication required' };
-    expect(outcomes).toEqual([expected, expected, expected]);
+    expect(outcomes).toEqual(Array(5).fill(expected));
   });
 
   it('refuses a token without the role with 403 / PERMISSION_DENIED', async () => {
     const input = { name: 'Desk', qty: 2 };
-    const outcomes = await all(rest('POST', '/items', input, 'reader'), graphql(addItemMutation, { input }, 'reader'), rpc('AddItem', input, 'reader'));
+    const outcomes = await all(
+      rest('POST', '/items', input, 'reader'),
+      graphql(addItemMutation, { input }, 'reader'),
+      rpc('AddItem', input, 'reader'),
+      connect('AddItem', input, 'reader'),
+      grpcWeb('AddItem', input, 'reader'),
+    );
     const expected = { ok: false, status: 403, message: 'Insufficient permissions' };
-    expect(outcomes).toEqual([expected, expected, expected]);
+    expect(outcomes).toEqual(Array(5).fill(expected));
   });
 
   it('refuses invalid input with the same field list: 400 / BAD_USER_INPUT / INVALID_ARGUMENT with BadRequest', async () => {
@@ -249,6 +299,8 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
       rest('POST', '/items', input, 'admin'),
       graphql(addItemMutation, { input }, 'admin'),
       rpc('AddItem', { name: '', qty: 11, unit_cents: -1 }, 'admin'),
+      connect('AddItem', input, 'admin'),
+      grpcWeb('AddItem', input, 'admin'),
     );
     expect(outcomes[0]).toEqual({
       ok: false,
@@ -260,8 +312,7 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
         { field: 'unitCents', message: 'Too small: expected number to be >=0' },
       ],
     });
-    expect(outcomes[1]).toEqual(outcomes[0]);
-    expect(outcomes[2]).toEqual(outcomes[0]);
+    for (const outcome of outcomes.slice(1)) expect(outcome).toEqual(outcomes[0]);
   });
 
   it('names where each invalid field came from on REST (params, body) and the argument path on GraphQL and gRPC', async () => {
@@ -271,17 +322,24 @@ describe('one operation set on REST, GraphQL and gRPC at once (real sockets)', (
   });
 
   it('maps an HTTPError 404 thrown by the handler to 404 / NOT_FOUND with its message', async () => {
-    const outcomes = await all(rest('GET', '/items/nope', undefined), graphql(getItemQuery, { id: 'nope' }), rpc('GetItem', { id: 'nope' }));
+    const outcomes = await all(rest('GET', '/items/nope', undefined), graphql(getItemQuery, { id: 'nope' }), rpc('GetItem', { id: 'nope' }), connect('GetItem', { id: 'nope' }), grpcWeb('GetItem', { id: 'nope' }));
     const expected = { ok: false, status: 404, message: 'No item nope' };
-    expect(outcomes).toEqual([expected, expected, expected]);
+    expect(outcomes).toEqual(Array(5).fill(expected));
   });
 
   it('applies the operation rate limit on every protocol: the second call is 429 / RESOURCE_EXHAUSTED', async () => {
-    const round = () => all(rest('GET', '/ping?word=hi', undefined), graphql('query($word: String!) { ping(word: $word) { echo } }', { word: 'hi' }), rpc('Ping', { word: 'hi' }));
+    const round = () =>
+      all(
+        rest('GET', '/ping?word=hi', undefined),
+        graphql('query($word: String!) { ping(word: $word) { echo } }', { word: 'hi' }),
+        rpc('Ping', { word: 'hi' }),
+        connect('Ping', { word: 'hi' }),
+        grpcWeb('Ping', { word: 'hi' }),
+      );
     const first = await round();
-    expect(first).toEqual(Array(3).fill({ ok: true, value: { echo: 'hi' } }));
+    expect(first).toEqual(Array(5).fill({ ok: true, value: { echo: 'hi' } }));
     const second = await round();
-    expect(second).toEqual(Array(3).fill({ ok: false, status: 429, message: 'Too many requests, please try again later' }));
+    expect(second).toEqual(Array(5).fill({ ok: false, status: 429, message: 'Too many requests, please try again later' }));
   });
 });
 

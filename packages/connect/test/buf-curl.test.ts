@@ -1,16 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Application } from '@fw/core';
 import { generateProtos } from '@fw/grpc';
+import { bufBinary, writeBufModule } from '../../../tooling/testing/buf.js';
 import { calls, connectApp, OPERATIONS } from './fixtures.js';
 
 // `buf curl`, the Buf CLI's client for Connect, gRPC-Web and gRPC, against the Connect transport
 // on a real socket, with the schema compiled by buf from the .proto files fw emits: a client and a
 // protobuf compiler nobody on the team wrote. Answers are compared as buf prints them.
-
-const BUF = path.join(path.dirname(require.resolve('@bufbuild/buf/package.json')), 'bin', 'buf');
 
 jest.setTimeout(60_000);
 
@@ -26,12 +24,7 @@ describe('buf curl against the Connect transport', () => {
   let schema: string;
 
   beforeAll(async () => {
-    schema = await mkdtemp(path.join(os.tmpdir(), 'fw-buf-curl-'));
-    for (const file of generateProtos(OPERATIONS)) {
-      await mkdir(path.dirname(path.join(schema, file.file)), { recursive: true });
-      await writeFile(path.join(schema, file.file), file.text);
-    }
-    await writeFile(path.join(schema, 'buf.yaml'), 'version: v2\n');
+    schema = await writeBufModule(generateProtos(OPERATIONS), 'fw-buf-curl-');
     app = connectApp();
     const info = await app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${info.port}`;
@@ -45,7 +38,7 @@ describe('buf curl against the Connect transport', () => {
   function curl(protocol: string, method: string, data: unknown, headers: string[] = []): Promise<Run> {
     const args = ['curl', '--schema', schema, '--protocol', protocol, '--data', JSON.stringify(data), ...headers.flatMap((h) => ['-H', h]), `${baseUrl}/bookstore.v1.Catalog/${method}`];
     return new Promise((resolve) => {
-      execFile(BUF, args, { timeout: 30_000, env: { ...process.env, BUF_CACHE_DIR: path.join(schema, '.cache') } }, (err, stdout, stderr) =>
+      execFile(bufBinary(), args, { timeout: 30_000, env: { ...process.env, BUF_CACHE_DIR: path.join(schema, '.cache') } }, (err, stdout, stderr) =>
         resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr }),
       );
     });

@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { createFileRegistry, fromBinary, type FileRegistry } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { z } from 'zod';
 import { Application, HTTPError, type ApplicationConfig, type Middleware, type Operation, type RequestContext } from '@fw/core';
 import { generateProtos } from '@fw/grpc';
 import { defineOperation } from '@fw/validate';
+import { bufImage } from '../../../tooling/testing/buf.js';
 import { connectPlugin, type ConnectConfig } from '../src/index.js';
 
 /**
@@ -116,26 +113,10 @@ export function connectApp(config: ConnectConfig = {}, operations: readonly Oper
   return app;
 }
 
-const BUF = path.join(path.dirname(require.resolve('@bufbuild/buf/package.json')), 'bin', 'buf');
-
 /**
  * The client's descriptors, built by `buf build` from the .proto files fw emits (not by the
  * protobufjs path the server uses): what a team calling the service from its own code would do.
  */
 export async function clientRegistry(operations: readonly Operation[] = OPERATIONS): Promise<FileRegistry> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'fw-connect-buf-'));
-  try {
-    for (const file of generateProtos(operations)) {
-      await mkdir(path.dirname(path.join(dir, file.file)), { recursive: true });
-      await writeFile(path.join(dir, file.file), file.text);
-    }
-    await writeFile(path.join(dir, 'buf.yaml'), 'version: v2\n');
-    const out = path.join(dir, 'image.binpb');
-    await new Promise<void>((resolve, reject) => {
-      execFile(BUF, ['build', dir, '-o', out], (err, _stdout, stderr) => (err ? reject(new Error(`buf build failed: ${stderr}`)) : resolve()));
-    });
-    return createFileRegistry(fromBinary(FileDescriptorSetSchema, await readFile(out)));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return createFileRegistry(fromBinary(FileDescriptorSetSchema, await bufImage(generateProtos(operations))));
 }
