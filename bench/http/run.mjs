@@ -173,14 +173,17 @@ async function runSuite(suite) {
 }
 
 async function send(server, { method = 'GET', path, headers, body }) {
-  const res = await fetch(server.baseUrl + path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-  return { res, text: await res.text() };
+  const payload = body === undefined || typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  const res = await fetch(server.baseUrl + path, { method, headers, body: payload });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { res, text: bytes.toString('utf8'), bytes };
 }
 
 async function check(server, scenario, phase = 'Pre-check') {
   const { method = 'GET', path } = scenario.request;
-  const { res, text } = await send(server, scenario.request);
+  const { res, text, bytes } = await send(server, scenario.request);
   const problems = [];
+  if (scenario.expect.bodyHex !== undefined && bytes.toString('hex') !== scenario.expect.bodyHex) problems.push(`body ${bytes.toString('hex').slice(0, 200)} (hex), expected ${scenario.expect.bodyHex}`);
   if (res.status !== scenario.expect.status) problems.push(`status ${res.status}, expected ${scenario.expect.status}`);
   if (scenario.expect.json !== undefined) {
     if (!/^application\/json/.test(res.headers.get('content-type') ?? '')) problems.push(`content-type "${res.headers.get('content-type')}"`);

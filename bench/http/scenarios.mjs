@@ -64,6 +64,20 @@ export const scenarios = [
     request: { method: 'GET', path: '/cors/json', headers: { origin: 'https://app.example.com' } },
     expect: { status: 200, json: HELLO, headers: { 'access-control-allow-origin': '*', 'x-ratelimit-limit': '1000000000', 'x-ratelimit-remaining': true } },
   },
+  // Connect: one unary call of the same service, JSON and binary (bench.v1.Catalog/GetBook).
+  {
+    name: 'connect-json',
+    label: 'Connect unary, JSON: POST /bench.v1.Catalog/GetBook {"id":"b1"}',
+    request: { method: 'POST', path: '/bench.v1.Catalog/GetBook', headers: { 'content-type': 'application/json', 'connect-protocol-version': '1' }, body: '{"id":"b1"}' },
+    expect: { status: 200, json: { book: { id: 'b1', title: 'The Left Hand of Darkness', priceCents: 1299 } } },
+  },
+  {
+    name: 'connect-proto',
+    label: 'Connect unary, binary: the same call as application/proto',
+    // GetBookRequest { id: "b1" }
+    request: { method: 'POST', path: '/bench.v1.Catalog/GetBook', headers: { 'content-type': 'application/proto', 'connect-protocol-version': '1' }, body: Uint8Array.from([0x0a, 0x02, 0x62, 0x31]) },
+    expect: { status: 200, headers: { 'content-type': 'application/proto' }, bodyHex: Buffer.from([0x0a, 0x22, 0x0a, 0x02, 0x62, 0x31, 0x12, 0x19, ...Buffer.from('The Left Hand of Darkness'), 0x18, 0x93, 0x0a]).toString('hex') },
+  },
   // Compression: a 10 KB JSON answer to a client that accepts one coding.
   {
     name: 'json10k-gzip',

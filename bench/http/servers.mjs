@@ -10,6 +10,9 @@ export const servers = [
   // Middleware (issue 3): bare route and the route behind CORS + rate limit, in one process.
   { name: 'fw-middleware', label: 'fw (@fw/app)', file: 'servers/fw-middleware.mjs' },
   { name: 'fastify-middleware', label: 'Fastify', file: 'servers/fastify-middleware.mjs' },
+  // Connect: one service over the Connect protocol, fw's transport against connect-node's adapter.
+  { name: 'fw-connect', label: 'fw (@fw/app), protocols.connect', file: 'servers/fw-connect.mjs' },
+  { name: 'connect-node', label: '@connectrpc/connect-node connectNodeAdapter on node:http', file: 'servers/connect-node.mjs' },
   // Compression: a 10 KB JSON answer behind compress() / @fastify/compress.
   { name: 'fw-compress', label: 'fw (@fw/app) + compress()', file: 'servers/fw-compress.mjs' },
   { name: 'fastify-compress', label: 'Fastify + @fastify/compress', file: 'servers/fastify-compress.mjs' },

@@ -47,6 +47,25 @@ export const suites = [
     targets: (m) => [m.overheadVersus('our CORS + rate-limit overhead no larger than Fastify’s', 0, 1)],
   },
   {
+    name: 'connect',
+    issue: 'Connect + gRPC-Web',
+    title: 'Connect unary calls (JSON and binary): fw protocols.connect against @connectrpc/connect-node connectNodeAdapter',
+    servers: ['fw-connect', 'connect-node'],
+    scenarios: ['connect-json', 'connect-proto'],
+    refs: ['connect-node'],
+    defaults: { rounds: 3, duration: 3 },
+    targets(m) {
+      const out = [];
+      for (const sc of ['connect-json', 'connect-proto']) {
+        const rps = m.ratios(['fw-connect', sc], ['connect-node', sc]);
+        const cpu = m.ratios(['fw-connect', sc], ['connect-node', sc], 'cpuUsPerRequest');
+        out.push({ target: `${sc}: ≥ 1.0× connect-node's req/s`, measured: m.fmt(rps), verdict: m.median(rps) >= 1 ? 'met' : 'not met' });
+        out.push({ target: `${sc}: ≤ 1.0× connect-node's CPU per call`, measured: m.fmt(cpu), verdict: m.median(cpu) <= 1 ? 'met' : 'not met' });
+      }
+      return out;
+    },
+  },
+  {
     name: 'compression',
     issue: 'HTTP features',
     title: 'a 10 KB JSON answer compressed: fw compress() against Fastify + @fastify/compress, each with its defaults',

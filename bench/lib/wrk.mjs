@@ -14,7 +14,9 @@ function requestScript(request) {
   scriptDir ??= mkdtempSync(join(tmpdir(), 'fw-bench-wrk-'));
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
   for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(String(v))}`);
-  if (body !== undefined) lines.push(`wrk.body = ${JSON.stringify(typeof body === 'string' ? body : JSON.stringify(body))}`);
+  // Bytes (a binary message) as Lua decimal escapes; text as a JSON string literal, which Lua reads alike.
+  if (body instanceof Uint8Array) lines.push(`wrk.body = "${Array.from(body, (b) => `\\${b}`).join('')}"`);
+  else if (body !== undefined) lines.push(`wrk.body = ${JSON.stringify(typeof body === 'string' ? body : JSON.stringify(body))}`);
   const file = join(scriptDir, `req-${Math.random().toString(36).slice(2)}.lua`);
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
