@@ -5,7 +5,7 @@ import type { DescribedMethod } from '@fw/grpc';
 import { ACCEPTED_TYPES, callKindOf, checkProtocolVersion, deadlineOf, getQuery, type CallKind } from './call.js';
 import { connectErrorJson, connectStatus, endStreamJson, grpcWebTrailers, trailerBlock, wireError, type WireError } from './errors.js';
 import { decodeRequest, encodeResponse } from './messages.js';
-import { acceptsGzip, compress, decodeBase64Text, decompress, envelope, FLAG_END_STREAM, FLAG_TRAILERS, readEnvelope, readRequest, requestEncoding, tooLarge, type Encoding } from './wire.js';
+import { compress, decodeBase64Text, decompress, envelope, FLAG_COMPRESSED, FLAG_END_STREAM, FLAG_TRAILERS, readEnvelope, readRequest, requestEncoding, responseEncoding, tooLarge, type Encoding } from './wire.js';
 
 /** One RPC as served here: the generated method, its messages' descriptors, and whether GET may call it. */
 export interface ServedMethod {
@@ -127,16 +127,21 @@ export async function serveCall(ctx: Context, method: ServedMethod, options: Ser
     ? runOperation(operation, ctx, input)
     : withDeadline<RequestContext, unknown>(ctx, deadline, (scoped) => runOperation(operation, scoped, input)));
   const message = encodeResponse(method.output, kind.codec, method.described.response(result));
+  const min = options.compressMinBytes;
   if (kind.protocol === 'grpc-web') {
-    const frames = Buffer.concat([envelope(0, message), envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(undefined)))]);
+    // The message compressed as grpc-accept-encoding allows (its flag set, grpc-encoding said); the trailers never are.
+    const encoding = min === false || message.byteLength < min ? 'identity' : responseEncoding(ctx.headers['grpc-accept-encoding']);
+    const data = encoding === 'identity' ? envelope(0, message) : envelope(FLAG_COMPRESSED, compress(message, encoding));
+    if (encoding !== 'identity') ctx.res.setHeader('grpc-encoding', encoding);
+    const frames = Buffer.concat([data, envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(undefined)))]);
     ctx.send(grpcWebBody(kind, frames), 200, kind.contentType);
     return;
   }
-  const min = options.compressMinBytes;
-  if (min !== false && message.byteLength >= min && acceptsGzip(ctx.headers['accept-encoding'])) {
-    ctx.res.setHeader('content-encoding', 'gzip');
+  const encoding = min === false || message.byteLength < min ? 'identity' : responseEncoding(ctx.headers['accept-encoding']);
+  if (encoding !== 'identity') {
+    ctx.res.setHeader('content-encoding', encoding);
     ctx.res.setHeader('vary', 'Accept-Encoding');
-    ctx.send(compress(message), 200, kind.contentType);
+    ctx.send(compress(message, encoding), 200, kind.contentType);
     return;
   }
   ctx.send(Buffer.from(message.buffer, message.byteOffset, message.byteLength), 200, kind.contentType);
@@ -157,8 +162,13 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
   const controller = new AbortController();
   const at = deadline === undefined ? undefined : Date.now() + deadline;
   const callCtx = withStreamSignal(ctx, controller.signal, at);
+  // Messages are compressed as the client accepts (Connect-Accept-Encoding, grpc-accept-encoding),
+  // each one past compressMinBytes with the compressed flag; the end of the stream never is.
+  const min = options.compressMinBytes;
+  const encoding = min === false ? 'identity' : responseEncoding(ctx.headers[kind.protocol === 'connect-stream' ? 'connect-accept-encoding' : 'grpc-accept-encoding']);
   const encode = (event: StreamEvent<unknown>): Buffer => {
-    const frame = envelope(0, encodeResponse(method.output, kind.codec, method.described.response(event.data)));
+    const message = encodeResponse(method.output, kind.codec, method.described.response(event.data));
+    const frame = encoding !== 'identity' && message.byteLength >= (min as number) ? envelope(FLAG_COMPRESSED, compress(message, encoding)) : envelope(0, message);
     return grpcWebBody(kind, frame);
   };
   // The pump's heartbeat is an SSE comment, which an envelope stream cannot carry: none here.
@@ -178,7 +188,9 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
     if (!res.writableFinished) pump.stop({ kind: 'client' });
   };
   res.once('close', onClose);
-  res.writeHead(200, { 'content-type': kind.contentType });
+  const headers: Record<string, string> = { 'content-type': kind.contentType };
+  if (encoding !== 'identity') headers[kind.protocol === 'connect-stream' ? 'connect-content-encoding' : 'grpc-encoding'] = encoding;
+  res.writeHead(200, headers);
   let failure: unknown = undefined;
   let failed = false;
   try {
