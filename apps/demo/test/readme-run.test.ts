@@ -43,8 +43,6 @@ interface Sample {
   tries: Array<{ command: string; output: string }>;
   output?: string;
   stderr?: string;
-  /** An untagged block (`<dir>-<n>`): run by the default rule. */
-  plain?: boolean;
 }
 
 function readmes(): string[] {
@@ -79,7 +77,7 @@ function extract(): { samples: Sample[]; files: Map<string, string> } {
   for (const t of tagged) {
     if (t.kind !== 'sample' && t.kind !== 'plain') continue;
     if (samples.has(t.name)) throw new Error(`${t.readme}: a second readme-sample named "${t.name}"`);
-    samples.set(t.name, { name: t.name, readme: t.readme, code: t.body, tries: [], ...(t.kind === 'plain' ? { plain: true } : {}) });
+    samples.set(t.name, { name: t.name, readme: t.readme, code: t.body, tries: [] });
   }
   for (const t of tagged) {
     if (t.kind === 'file') {
@@ -214,10 +212,8 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
     const install = await exec('sh', ['-c', sample.install], app);
     if (install.code !== 0) throw new Error(`${sample.install} failed:\n${install.stdout}\n${install.stderr}`);
   }
-  // A sample whose README shows a command runs with it; a tagged one without, with the Quick
-  // start's `npx tsx`; the others with the same tsx binary directly (npx only finds it: the
-  // program and its output are the same, at half the start-up, which 60 samples add up).
-  const command = sample.run ?? (sample.plain ? `./node_modules/.bin/tsx ${sample.name}.ts` : `npx tsx ${sample.name}.ts`);
+  // A sample whose README shows a command runs with it; any other with the Quick start's `npx tsx`.
+  const command = sample.run ?? `npx tsx ${sample.name}.ts`;
   // A shell, as a user types the command; its own process group, so Ctrl+C reaches the program.
   const child = spawn('sh', ['-c', command], { cwd: app, env: USER_ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
