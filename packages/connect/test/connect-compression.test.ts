@@ -3,7 +3,7 @@ import { createClient } from '@connectrpc/connect';
 import { compressionBrotli, compressionGzip, createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import type { DescService } from '@bufbuild/protobuf';
 import type { Application } from '@fw/core';
-import { clientRegistry, connectApp } from './fixtures.js';
+import { clientRegistry, connectApp, enveloped, frames } from './fixtures.js';
 
 // Compression both ways, as the Connect and gRPC-Web specs negotiate it: gzip and br on unary
 // calls (Content-Encoding / Accept-Encoding), and stream messages compressed one by one when the
@@ -12,23 +12,6 @@ import { clientRegistry, connectApp } from './fixtures.js';
 
 const GET_BOOK = '/bookstore.v1.Catalog/GetBook';
 const COUNTDOWN = '/bookstore.v1.Catalog/Countdown';
-
-function enveloped(payload: Buffer, flags = 0): Buffer {
-  const prefix = Buffer.alloc(5);
-  prefix[0] = flags;
-  prefix.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([prefix, payload]);
-}
-
-function frames(body: Buffer): Array<{ flags: number; payload: Buffer }> {
-  const out: Array<{ flags: number; payload: Buffer }> = [];
-  for (let pos = 0; pos + 5 <= body.length; ) {
-    const length = body.readUInt32BE(pos + 1);
-    out.push({ flags: body[pos]!, payload: body.subarray(pos + 5, pos + 5 + length) });
-    pos += 5 + length;
-  }
-  return out;
-}
 
 describe('Connect and gRPC-Web compression, in-process', () => {
   let app: Application;

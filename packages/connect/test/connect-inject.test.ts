@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Application } from '@fw/core';
-import { connectApp } from './fixtures.js';
+import { connectApp, enveloped, frames } from './fixtures.js';
 
 // The mapping and the refusals, in-process through the app's real pipeline (`app.inject`): the
 // canonical JSON, the error bodies and statuses, GET, and hostile input, each a clear error.
@@ -8,25 +8,6 @@ import { connectApp } from './fixtures.js';
 const GET_BOOK = '/bookstore.v1.Catalog/GetBook';
 const ADD_BOOK = '/bookstore.v1.Catalog/AddBook';
 const COUNTDOWN = '/bookstore.v1.Catalog/Countdown';
-
-function enveloped(payload: Buffer, flags = 0): Buffer {
-  const prefix = Buffer.alloc(5);
-  prefix[0] = flags;
-  prefix.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([prefix, payload]);
-}
-
-/** The frames of an enveloped body: each flag and payload. */
-function frames(body: Buffer): Array<{ flags: number; payload: Buffer }> {
-  const out: Array<{ flags: number; payload: Buffer }> = [];
-  let pos = 0;
-  while (pos + 5 <= body.length) {
-    const length = body.readUInt32BE(pos + 1);
-    out.push({ flags: body[pos]!, payload: body.subarray(pos + 5, pos + 5 + length) });
-    pos += 5 + length;
-  }
-  return out;
-}
 
 /** gRPC-Web's trailers, from the last frame. */
 function trailersOf(body: Buffer): Record<string, string> {

@@ -120,3 +120,23 @@ export function connectApp(config: ConnectConfig = {}, operations: readonly Oper
 export async function clientRegistry(operations: readonly Operation[] = OPERATIONS): Promise<FileRegistry> {
   return createFileRegistry(fromBinary(FileDescriptorSetSchema, await bufImage(generateProtos(operations))));
 }
+
+/** One envelope as a client sends it: a flags byte, a 4-byte big-endian length, the payload. */
+export function enveloped(payload: Buffer, flags = 0): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix[0] = flags;
+  prefix.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([prefix, payload]);
+}
+
+/** The frames of an enveloped body: each flag and payload. */
+export function frames(body: Buffer): Array<{ flags: number; payload: Buffer }> {
+  const out: Array<{ flags: number; payload: Buffer }> = [];
+  let pos = 0;
+  while (pos + 5 <= body.length) {
+    const length = body.readUInt32BE(pos + 1);
+    out.push({ flags: body[pos]!, payload: body.subarray(pos + 5, pos + 5 + length) });
+    pos += 5 + length;
+  }
+  return out;
+}
