@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startRedis, type RedisServer } from '../../../packages/middleware/test/redis.js';
 
 // The README samples run as a user runs them: the packages packed as tarballs, installed with npm
 // into a new project made as the Quick start says, each sample saved under its name and run with
@@ -165,8 +166,12 @@ const portOpen = (port: number): Promise<boolean> =>
 
 const { samples, files } = extract();
 let project: string;
+// The Redis that samples needing one reach at REDIS_URL, as the README asks of a user.
+let redis: RedisServer | undefined;
 
 beforeAll(async () => {
+  redis = await startRedis();
+  USER_ENV.REDIS_URL = `redis://127.0.0.1:${redis.port}`;
   project = mkdtempSync(join(tmpdir(), 'fw-readme-'));
   const tarballs = join(project, 'tarballs');
   // The packages as published: pnpm pack writes each package's files with workspace: versions resolved.
@@ -190,8 +195,9 @@ beforeAll(async () => {
   for (const sample of samples) writeFileSync(join(app, `${sample.name}.ts`), sample.code);
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
   if (project !== undefined) rmSync(project, { recursive: true, force: true });
+  await redis?.stop();
 });
 
 it('finds the runnable samples of the root README', () => {
