@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { readConfig } from '../src/config.js';
-import { freePort, startRedis, type RedisServer } from '../../../packages/middleware/test/redis.js';
+import { freePort, startRedis, type RedisServer } from '../../../tooling/testing/redis.js';
 import { catalogClient, metadata, unary, type BookMessage, type CatalogClient } from './grpc-client.js';
 
 jest.setTimeout(60_000);

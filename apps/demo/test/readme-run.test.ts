@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startRedis, type RedisServer } from '../../../packages/middleware/test/redis.js';
+import { startRedis, type RedisServer } from '../../../tooling/testing/redis.js';
 
 // The README samples run as a user runs them: the packages packed as tarballs, installed with npm
 // into a new project made as the Quick start says, each sample saved under its name and run with

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { Application, type Context } from '@fw/core';
 import { send, start } from '../test/http.js';
-import { startRedis, type RedisServer } from '../test/redis.js';
+import { startRedis, type RedisServer } from '../../../tooling/testing/redis.js';
 import { idempotency, rateLimit, RedisStore } from './index.js';
 
 // A real redis-server for this file, shared by two app instances as two processes would share it.

@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { Application } from '@fw/core';
 import { send, start, type TestResponse } from '../test/http.js';
-import { freePort, startRedis, type RedisServer } from '../test/redis.js';
+import { freePort, startRedis, type RedisServer } from '../../../tooling/testing/redis.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT, rateLimit, RedisStore, RedisStoreError } from './index.js';
 import type { RateLimitConfig } from './index.js';
 

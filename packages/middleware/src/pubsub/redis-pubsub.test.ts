@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { freePort, startRedis, type RedisServer } from '../../test/redis.js';
+import { freePort, startRedis, type RedisServer } from '../../../../tooling/testing/redis.js';
 import { createPubSub, DEFAULT_PUBSUB_PREFIX, RedisPubSub, type PubSub, type PubSubMessage, type Subscription } from '../index.js';
 
 // A real redis-server per test file; when it is not installed these tests fail (never skip).

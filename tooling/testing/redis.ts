@@ -1,4 +1,4 @@
-// Starts a throw-away redis-server on a free loopback port for the Redis store tests.
+// Starts a throw-away redis-server on a free loopback port, for the tests that need a real Redis (the Redis stores, fw start, the README samples).
 // The Debian package `redis-server` provides it (tooling/scripts/setup-services.sh installs it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
