@@ -54,12 +54,15 @@ export function armDeadline(at: number, timeoutMs: number, expire: (reason: HTTP
 
 /**
  * Settles as `running` does, unless `at` (epoch ms) comes first: then `expire` is told the
- * `deadline_exceeded` error (to abort the call's signal) and the promise rejects with it. The
- * timer is cleared as soon as `running` settles.
+ * `deadline_exceeded` error (to abort the call's signal) and the promise rejects with it, unless
+ * `met` says the call has answered in time already (a stream that began). The timer is cleared as
+ * soon as `running` settles.
  */
-export function raceDeadline<T>(running: Promise<T>, at: number, timeoutMs: number, expire: (reason: HTTPError) => void): Promise<T> {
+export function raceDeadline<T>(running: Promise<T>, at: number, timeoutMs: number, expire: (reason: HTTPError) => void, met?: () => boolean): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const clear = armDeadline(at, timeoutMs, (reason) => {
+      // The caller's answer has begun (a stream): the deadline was met, the call goes on.
+      if (met?.() === true) return;
       try {
         expire(reason);
       } finally {

@@ -2,7 +2,7 @@ import { compose, type ComposedMiddleware } from './compose.js';
 import type { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import { RESOLVED } from './internal/resolved.js';
-import { armDeadline } from './deadline.js';
+import { raceDeadline } from './deadline.js';
 import { ABORT, ALLOWED_METHODS, AROUND, MATCH, NEEDS_BODY, NOT_FOUND, RAW_IN_USE, SET_DEADLINE } from './internal/symbols.js';
 import { settling, type Router } from './router.js';
 import type { AnyMiddleware, Middleware } from './types.js';
@@ -171,27 +171,7 @@ function underDeadline(ctx: Context, chain: ComposedMiddleware<Context>, timeout
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what was thrown, as thrown
     return Promise.reject(err);
   }
-  return new Promise<void>((resolve, reject) => {
-    const clear = armDeadline(at, timeout, (reason) => {
-      // The answer has begun (server-sent events, a body piped into ctx.res): the deadline was met,
-      // and the stream goes on, bounded by streams.maxDuration and the client's going away.
-      if (ctx[RAW_IN_USE]()) return;
-      try {
-        ctx[ABORT](reason);
-      } finally {
-        reject(reason);
-      }
-    });
-    running.then(
-      () => {
-        clear();
-        resolve();
-      },
-      (err: unknown) => {
-        clear();
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the chain threw, as thrown
-        reject(err);
-      },
-    );
-  });
+  // The answer has begun (server-sent events, a body piped into ctx.res): the deadline was met,
+  // and the stream goes on, bounded by streams.maxDuration and the client's going away.
+  return raceDeadline(running, at, timeout, (reason) => ctx[ABORT](reason), () => ctx[RAW_IN_USE]());
 }
