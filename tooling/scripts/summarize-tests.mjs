@@ -59,6 +59,21 @@ let failed = 0;
 let missing = 0;
 const lines = [];
 const missingLines = [];
+/** Each failed test and each suite that could not run, with the first lines of its message: printed above the totals, so the tail of a log says what failed. */
+const failures = [];
+const firstLines = (text) =>
+  String(text ?? '')
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, 3)
+    .join(' | ')
+    .slice(0, 400);
+const because = (text) => {
+  const said = firstLines(text);
+  return said === '' ? '' : `: ${said}`;
+};
 for (const set of sets) {
   const { script, file, label } = SETS[set];
   for (const { dir, pkg } of packages()) {
@@ -78,12 +93,24 @@ for (const set of sets) {
       missing++;
       continue;
     }
+    for (const suite of result.testResults ?? []) {
+      const file = suite.name.startsWith(dir) ? suite.name.slice(dir.length + 1) : suite.name;
+      for (const test of suite.assertionResults ?? []) {
+        if (test.status === 'failed') failures.push(`FAILED ${pkg.name}${label} ${file} › ${test.fullName ?? test.title}${because(test.failureMessages?.[0])}`);
+      }
+      if (suite.testExecError != null || (suite.status === 'failed' && !(suite.assertionResults ?? []).some((test) => test.status === 'failed'))) {
+        failures.push(`FAILED TO RUN ${pkg.name}${label} ${file}${because(suite.testExecError?.message ?? suite.message)}`);
+      }
+    }
     const suites = notRun(result);
     passed += result.numPassedTests;
     failed += result.numFailedTests + suites;
     lines.push(`${pkg.name}${label}: ${result.numPassedTests} passed, ${result.numFailedTests} failed${suites ? `, ${suites} suites failed to run` : ''}`);
   }
 }
+// At most 30, so that the totals stay in the last lines of a long log.
+for (const line of failures.slice(0, 30)) console.log(line);
+if (failures.length > 30) console.log(`… and ${failures.length - 30} more failures`);
 for (const line of [...lines, ...missingLines]) console.log(line);
 failed += missing;
 // Checks run before the tests (typecheck, lint), each counted as one test: "typecheck,lint" failed.

@@ -27,7 +27,13 @@ function result(suites: Suite[]): object {
       name: suite.name,
       status: suite.status,
       testExecError: suite.testExecError,
-      assertionResults: suite.tests.map((status, i) => ({ title: `t${i}`, status })),
+      message: suite.testExecError?.message,
+      assertionResults: suite.tests.map((status, i) => ({
+        title: `t${i}`,
+        fullName: `${suite.name} t${i}`,
+        status,
+        failureMessages: status === 'failed' ? ['\u001b[31mError: boom\u001b[39m\n\n    at x.ts:1\n    at y.ts:2\n    at z.ts:3'] : [],
+      })),
     })),
   };
 }
@@ -75,16 +81,26 @@ describe('summarize-tests', () => {
         passing('fine', 2),
       ]),
     });
-    expect(run()).toEqual({ lines: ['@fw/a: 4 passed, 1 failed, 2 suites failed to run', '4 passed, 3 failed'], code: 1 });
+    expect(run()).toEqual({
+      lines: [
+        // Each failure by name with the first lines of its message, above the totals (a log's tail shows them).
+        'FAILED @fw/a has a failed test › has a failed test t1: Error: boom | at x.ts:1 | at y.ts:2',
+        'FAILED TO RUN @fw/a did not load: SyntaxError',
+        'FAILED TO RUN @fw/a a hook failed after its tests passed',
+        '@fw/a: 4 passed, 1 failed, 2 suites failed to run',
+        '4 passed, 3 failed',
+      ],
+      code: 1,
+    });
   });
 
   it('reads the hostile results only when asked, and sums them into the one total with a line per package', () => {
     pkg('a', BOTH, { 'jest-results.json': result([passing('a1', 5)]), 'jest-hostile.json': result([passing('h1', 2), { name: 'h2', status: 'failed', tests: ['failed'] }]) });
     pkg('b', { test: 'jest' }, { 'jest-results.json': result([passing('b1', 1)]) });
     expect(run()).toEqual({ lines: ['@fw/a: 5 passed, 0 failed', '@fw/b: 1 passed, 0 failed', '6 passed, 0 failed'], code: 0 });
-    expect(run(['--sets=hostile'])).toEqual({ lines: ['@fw/a (hostile): 2 passed, 1 failed', '2 passed, 1 failed'], code: 1 });
+    expect(run(['--sets=hostile'])).toEqual({ lines: ['FAILED @fw/a (hostile) h2 › h2 t0: Error: boom | at x.ts:1 | at y.ts:2', '@fw/a (hostile): 2 passed, 1 failed', '2 passed, 1 failed'], code: 1 });
     expect(run(['--sets=tests,hostile'])).toEqual({
-      lines: ['@fw/a: 5 passed, 0 failed', '@fw/b: 1 passed, 0 failed', '@fw/a (hostile): 2 passed, 1 failed', '8 passed, 1 failed'],
+      lines: ['FAILED @fw/a (hostile) h2 › h2 t0: Error: boom | at x.ts:1 | at y.ts:2', '@fw/a: 5 passed, 0 failed', '@fw/b: 1 passed, 0 failed', '@fw/a (hostile): 2 passed, 1 failed', '8 passed, 1 failed'],
       code: 1,
     });
   });
@@ -101,6 +117,14 @@ describe('summarize-tests', () => {
   it('counts each failed check named in FW_FAILED_CHECKS as one failed test', () => {
     pkg('a', { test: 'jest' }, { 'jest-results.json': result([passing('a1', 5)]) });
     expect(run([], { FW_FAILED_CHECKS: 'typecheck,lint' })).toEqual({ lines: ['@fw/a: 5 passed, 0 failed', 'typecheck: failed', 'lint: failed', '5 passed, 2 failed'], code: 1 });
+  });
+
+  it('names at most 30 failures, then how many more', () => {
+    pkg('a', { test: 'jest' }, { 'jest-results.json': result([{ name: 'many', status: 'failed', tests: Array<'failed'>(32).fill('failed') }]) });
+    const { lines } = run();
+    expect(lines).toHaveLength(30 + 3);
+    expect(lines[29]).toMatch(/^FAILED @fw\/a many › many t29: /);
+    expect(lines.slice(30)).toEqual(['… and 2 more failures', '@fw/a: 0 passed, 32 failed', '0 passed, 32 failed']);
   });
 
   it('fails when nothing passed, and on an unknown set', () => {
