@@ -56,7 +56,7 @@ async function writeFw(dir, n) {
       }),
     );
   }
-  await emit({ app, client: join(dir, 'client.ts') });
+  await emit({ app, client: join(dir, 'client.ts'), graphql: false, proto: false, openapi: false });
   const calls = Array.from({ length: CALLED }, (_, k) => {
     const i = Math.floor((k * n) / CALLED);
     return `  const r${k} = await client.getItem${i}({ id: '${k}', limit: 5 });\n  total += r${k}.priceCents + r${k}.tags.length;`;

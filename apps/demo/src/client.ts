@@ -275,6 +275,8 @@ interface FwRoute {
   readonly method: FwMethod;
   readonly path: string;
   readonly dates?: FwDates;
+  /** Server-sent events: the method returns an AsyncIterable of them. */
+  readonly stream?: true;
 }
 
 /** `value` with the ISO 8601 strings at `dates` read as `Date`s. */
@@ -511,6 +513,22 @@ function fwTransport(options: ClientOptions): FwTransport {
   };
 }
 
+/**
+ * The client's methods, one per route of `routes`, each calling its route through `transport`.
+ * Built from the table rather than written out per operation: one entry per operation is what a
+ * type checker reads (the `Client` interface gives each method its types).
+ */
+function fwClient(transport: FwTransport, routes: Readonly<Record<string, FwRoute>>): object {
+  return Object.fromEntries(
+    Object.entries(routes).map(([name, route]) => [
+      name,
+      route.stream === true
+        ? (input?: object, options?: StreamOptions): AsyncIterable<unknown> => transport.stream(route, input, options)
+        : (input?: object, options?: CallOptions): Promise<unknown> => transport.call(route, input, options),
+    ]),
+  );
+}
+
 /** One method per operation of the app that has a REST route. */
 export interface Client {
   /**
@@ -545,6 +563,16 @@ export interface Client {
   stockEvents(input?: StockEventsInput, options?: StreamOptions): AsyncIterable<StockEventsOutput>;
 }
 
+/** The REST route each method of `Client` calls (`stream`: server-sent events). */
+const FW_ROUTES: { readonly [K in keyof Client]: FwRoute } = {
+  getBook: { method: 'GET', path: '/api/v1/books/:id' },
+  listBooks: { method: 'GET', path: '/api/v1/books' },
+  myOrders: { method: 'GET', path: '/api/v1/orders' },
+  orderEvents: { method: 'GET', path: '/api/v1/orders/events', stream: true },
+  placeOrder: { method: 'POST', path: '/api/v1/orders' },
+  stockEvents: { method: 'GET', path: '/api/v1/books/events', stream: true },
+};
+
 /**
  * The client of the app at `options.baseUrl`: each method calls its operation's REST route and
  * resolves with its output (or yields its events), or rejects with an `FwClientError`.
@@ -552,49 +580,5 @@ export interface Client {
  * const client = createClient({ baseUrl: 'http://localhost:3000', headers: () => ({ authorization: `Bearer ${token}` }) });
  */
 export function createClient(options: ClientOptions): Client {
-  const transport = fwTransport(options);
-  return {
-    /**
-     * One book by id
-     * `GET /api/v1/books/:id`
-     */
-    getBook(input: GetBookInput, options?: CallOptions): Promise<GetBookOutput> {
-      return transport.call<GetBookOutput>({ method: 'GET', path: '/api/v1/books/:id' }, input, options);
-    },
-    /**
-     * Books of the catalogue, by id, optionally of one genre or author
-     * `GET /api/v1/books`
-     */
-    listBooks(input?: ListBooksInput, options?: CallOptions): Promise<ListBooksOutput> {
-      return transport.call<ListBooksOutput>({ method: 'GET', path: '/api/v1/books' }, input, options);
-    },
-    /**
-     * The orders of the caller (a customer token)
-     * `GET /api/v1/orders`
-     */
-    myOrders(input?: MyOrdersInput, options?: CallOptions): Promise<MyOrdersOutput> {
-      return transport.call<MyOrdersOutput>({ method: 'GET', path: '/api/v1/orders' }, input, options);
-    },
-    /**
-     * Status changes of the caller's orders (a customer token), live
-     * Server-sent events: `GET /api/v1/orders/events`
-     */
-    orderEvents(input?: OrderEventsInput, options?: StreamOptions): AsyncIterable<OrderEventsOutput> {
-      return transport.stream<OrderEventsOutput>({ method: 'GET', path: '/api/v1/orders/events' }, input, options);
-    },
-    /**
-     * Places an order for the caller (a customer token)
-     * `POST /api/v1/orders`
-     */
-    placeOrder(input: PlaceOrderInput, options?: CallOptions): Promise<PlaceOrderOutput> {
-      return transport.call<PlaceOrderOutput>({ method: 'POST', path: '/api/v1/orders' }, input, options);
-    },
-    /**
-     * Stock level changes of one book or of the whole catalogue, live
-     * Server-sent events: `GET /api/v1/books/events`
-     */
-    stockEvents(input?: StockEventsInput, options?: StreamOptions): AsyncIterable<StockEventsOutput> {
-      return transport.stream<StockEventsOutput>({ method: 'GET', path: '/api/v1/books/events' }, input, options);
-    },
-  };
+  return fwClient(fwTransport(options), FW_ROUTES) as Client;
 }

@@ -24,6 +24,8 @@ export const RUNTIME_NAMES: readonly string[] = [
   'FwDates',
   'FwTransport',
   'fwTransport',
+  'fwClient',
+  'FW_ROUTES',
   'FW_CODE_OF_STATUS',
   'FW_CLIENT_ERROR',
   'fwErrorOf',
@@ -158,6 +160,8 @@ interface FwRoute {
   readonly method: FwMethod;
   readonly path: string;
   readonly dates?: FwDates;
+  /** Server-sent events: the method returns an AsyncIterable of them. */
+  readonly stream?: true;
 }
 
 /** \`value\` with the ISO 8601 strings at \`dates\` read as \`Date\`s. */
@@ -392,6 +396,22 @@ function fwTransport(options: ClientOptions): FwTransport {
       [Symbol.asyncIterator]: () => events<T>(route, input, options),
     }),
   };
+}
+
+/**
+ * The client's methods, one per route of \`routes\`, each calling its route through \`transport\`.
+ * Built from the table rather than written out per operation: one entry per operation is what a
+ * type checker reads (the \`Client\` interface gives each method its types).
+ */
+function fwClient(transport: FwTransport, routes: Readonly<Record<string, FwRoute>>): object {
+  return Object.fromEntries(
+    Object.entries(routes).map(([name, route]) => [
+      name,
+      route.stream === true
+        ? (input?: object, options?: StreamOptions): AsyncIterable<unknown> => transport.stream(route, input, options)
+        : (input?: object, options?: CallOptions): Promise<unknown> => transport.call(route, input, options),
+    ]),
+  );
 }
 `.replace(/\\`/g, '`');
 

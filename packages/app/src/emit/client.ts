@@ -46,7 +46,7 @@ export function generateClient(routes: readonly Route[]): string {
     served.map((s) => s.op),
     RUNTIME_NAMES,
   );
-  const methods: Array<{ signature: string; body: string; doc: string }> = [];
+  const methods: Array<{ signature: string; route: string; doc: string }> = [];
   const aliases: string[] = [];
   for (const { op, method, path } of served) {
     const stem = typeStem(op);
@@ -69,10 +69,9 @@ export function generateClient(routes: readonly Route[]): string {
     const result = stream ? `AsyncIterable<${output}>` : `Promise<${output}>`;
     const signature = `${propertyKey(op.name)}(input${optional ? '?' : ''}: ${input}, options?: ${options}): ${result}`;
     const dates = datesOf(op.output);
-    const route = `{ method: '${method}', path: ${quote(path)}${dates === undefined ? '' : `, dates: ${dates}`} }`;
-    const body = `transport.${stream ? 'stream' : 'call'}<${output}>(${route}, input, options)`;
+    const route = `{ method: '${method}', path: ${quote(path)}${dates === undefined ? '' : `, dates: ${dates}`}${stream ? ', stream: true' : ''} }`;
     const doc = docComment([op.description, `${stream ? 'Server-sent events: ' : ''}\`${method} ${path}\``, deprecatedLine(op)], '  ');
-    methods.push({ signature, body, doc });
+    methods.push({ signature, route: `  ${propertyKey(op.name)}: ${route},\n`, doc });
   }
   const declarations = types.declarations();
   return [
@@ -89,23 +88,21 @@ export function generateClient(routes: readonly Route[]): string {
     methods.length === 0 ? '' : '\n',
     '}\n',
     '\n',
+    '/** The REST route each method of `Client` calls (`stream`: server-sent events). */\n',
+    `const FW_ROUTES: { readonly [K in keyof Client]: FwRoute } = {${methods.length === 0 ? '' : '\n'}`,
+    methods.map(({ route }) => route).join(''),
+    '};\n',
+    '\n',
     '/**\n',
-    ' * The client of the app at `options.baseUrl`: each method calls its operation\'s REST route and\n',
+    " * The client of the app at `options.baseUrl`: each method calls its operation's REST route and\n",
     ' * resolves with its output (or yields its events), or rejects with an `FwClientError`.\n',
     ' * @example\n',
     " * const client = createClient({ baseUrl: 'http://localhost:3000', headers: () => ({ authorization: `Bearer ${token}` }) });\n",
     ' */\n',
     'export function createClient(options: ClientOptions): Client {\n',
-    methods.length === 0 ? '  fwTransport(options);\n  return {};\n' : '  const transport = fwTransport(options);\n  return {\n',
-    methods.map(({ signature, body, doc }) => `${doc}    ${signature} {\n      return ${body};\n    },`).map(indentDoc).join('\n'),
-    methods.length === 0 ? '' : '\n  };\n',
+    '  return fwClient(fwTransport(options), FW_ROUTES) as Client;\n',
     '}\n',
   ].join('');
-}
-
-/** A method's doc comment, indented once more inside the returned object. */
-function indentDoc(text: string): string {
-  return text.replace(/^ {2}(\/\*\*| \*)/gm, '    $1');
 }
 
 /** Where the output's `Date`s are, as the runtime's `FwDates` literal; undefined when it has none. */
