@@ -11,7 +11,7 @@ import { launchChromium } from '../../../tooling/testing/browser.js';
 import { bufImage } from '../../../tooling/testing/buf.js';
 
 // A web page in headless Chromium calls the app's operations with @connectrpc/connect-web's
-// Connect and gRPC-Web transports, from another origin: what a browser app does without an
+// Connect and gRPC-Web transports and with the grpc-web npm client, from another origin: what a browser app does without an
 // Envoy in front. The page's descriptors come from `buf build` over the .proto fw emits.
 
 jest.setTimeout(120_000);
@@ -149,7 +149,7 @@ it('answers connect-web and grpc-web clients in Chromium from another origin, th
     [api, image],
   )) as Record<string, Record<string, Outcome>>;
 
-  expect(Object.keys(results)).toEqual(['connectJson', 'connectBinary', 'connectGet', 'grpcWeb', 'grpcWebJson']);
+  expect(Object.keys(results)).toEqual(['connectJson', 'connectBinary', 'connectGet', 'grpcWeb', 'grpcWebJson', 'grpcWebNpmText', 'grpcWebNpmBinary']);
   for (const [transport, calls] of Object.entries(results)) {
     const context = `over ${transport}`;
     expect([context, calls.get]).toEqual([context, { ok: { gadget: { id: 'g1', name: 'kettle', weightGrams: '900' } } }]);
@@ -166,8 +166,8 @@ it('answers connect-web and grpc-web clients in Chromium from another origin, th
   // The GET transport used Connect GET for the call without side effects, POST for the others.
   expect(seen).toContain('GET /gadgets.v1.Gadgets/GetGadget');
   expect(seen.filter((line) => line.startsWith('GET ')).length).toBe(3);
-  expect(seen.filter((line) => line === 'POST /gadgets.v1.Gadgets/GetGadget').length).toBe(4 * 3);
-  expect(slowAborted).toBeGreaterThanOrEqual(5);
+  expect(seen.filter((line) => line === 'POST /gadgets.v1.Gadgets/GetGadget').length).toBe(6 * 3);
+  expect(slowAborted).toBeGreaterThanOrEqual(7);
   expect(elsewhere).toEqual([]);
   // A refused call logs a failed fetch in the console; nothing else may go wrong in the page.
   expect(problems.filter((problem) => !/Failed to load resource/.test(problem))).toEqual([]);
