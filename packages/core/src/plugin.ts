@@ -31,6 +31,7 @@ export { isPerCall, markPerCall, PER_CALL } from './per-call.js';
 export { captureOperation, hasFileInput, OPERATION_BRAND, observeOperations, restBodyTypes, runOperation, runStreamOperation } from './operation.js';
 export type { OperationCapture, OperationObserver } from './operation.js';
 export { CLIENT_CLOSED_REQUEST, isClientGone, markClientGone } from './client-gone.js';
+export { isServerFault } from './server-fault.js';
 export { toStreamEvent } from './stream.js';
 export { withStreamSignal } from './stream-scope.js';
 export { rawResponseInUse, readRawBody } from './recorded.js';

@@ -1,4 +1,5 @@
 import { CLIENT_CLOSED_REQUEST, isClientGone } from './client-gone.js';
+import { isServerFault } from './server-fault.js';
 import type { Context } from './context.js';
 import type { HTTPError} from './http-error.js';
 import { errorBody, toHTTPError } from './http-error.js';
@@ -87,7 +88,7 @@ export class Responder {
       return;
     }
     const error = toHTTPError(thrown);
-    if (error.statusCode >= 500) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
+    if (isServerFault(error)) this.log(`Error on ${ctx.method} ${ctx.path}`, thrown);
     if (ctx[RAW_IN_USE]()) {
       // The response is already on the wire: all that is left is to cut it short.
       if (!ctx.res.writableEnded) ctx.res.destroy();

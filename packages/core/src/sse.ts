@@ -4,6 +4,7 @@ import { errorBody, toHTTPError, type HTTPError } from './http-error.js';
 import type { StreamHost } from './internal/stream-host.js';
 import { ABORT } from './internal/symbols.js';
 import { responseSink } from './response-sink.js';
+import { isServerFault } from './server-fault.js';
 import type { OpenStream } from './stream-registry.js';
 import { StreamPump, type StreamStopReason } from './stream-pump.js';
 import type { StreamEvent } from './stream.js';
@@ -78,7 +79,7 @@ export class SseStream {
     const stop = pump.stopped;
     this.#ctx[ABORT](stop?.kind === 'end' ? stop.reason : streamEnded(stop));
     const error = failed ? toHTTPError(failure) : undefined;
-    pump.finish(error === undefined ? undefined : { error: failure, serverFault: error.statusCode >= 500 });
+    pump.finish(error === undefined ? undefined : { error: failure, serverFault: isServerFault(error) });
     pump.release(source);
     if (failed && !this.#headersSent) throw failure;
     this.#finishWire(stop, error, config.retry);

@@ -1,4 +1,4 @@
-import { isClientGone, type LogFunction } from '@fw/core/plugin';
+import { isClientGone, isServerFault, type LogFunction } from '@fw/core/plugin';
 import { isValidationError, toHTTPError } from '@fw/core';
 import { fieldViolations, INTERNAL_DETAILS } from '@fw/grpc';
 import { connectCodeOf, CONNECT_HTTP_STATUS, GRPC_WEB_STATUS, type ConnectCode } from '../code.js';
@@ -17,7 +17,7 @@ export interface WireError {
 /** What a thrown value is on the wire; a server fault (5xx, not a client that left) is logged, its message masked unless exposed. */
 export function wireError(thrown: unknown, log: LogFunction, where: string): WireError {
   const error = toHTTPError(thrown);
-  if (error.statusCode >= 500 && !isClientGone(thrown)) log(`Connect call ${where} failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
+  if (isServerFault(error) && !isClientGone(thrown)) log(`Connect call ${where} failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
   return {
     code: connectCodeOf(error),
     message: error.expose ? error.message : INTERNAL_DETAILS,

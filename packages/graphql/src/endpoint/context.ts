@@ -1,5 +1,5 @@
 import { toHTTPError, type Context } from '@fw/core';
-import type { LogFunction } from '@fw/core/plugin';
+import { isServerFault, type LogFunction } from '@fw/core/plugin';
 import type { ResolvedGraphQLConfig } from '../config.js';
 import { thrownResponse } from './answer.js';
 import type { AcceptedMediaType } from './negotiation.js';
@@ -25,7 +25,7 @@ export function createContextStep(config: Pick<ResolvedGraphQLConfig, 'context' 
       return await factory(ctx.req, ctx);
     } catch (err) {
       const error = toHTTPError(err);
-      if (error.statusCode >= 500) log(`GraphQL context factory failed on ${ctx.method} ${ctx.path}`, err);
+      if (isServerFault(error)) log(`GraphQL context factory failed on ${ctx.method} ${ctx.path}`, err);
       return thrownResponse(err, error, maskErrors, mediaType);
     }
   };

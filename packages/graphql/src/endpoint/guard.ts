@@ -1,5 +1,5 @@
 import { toHTTPError, type Context, type Middleware, type Next } from '@fw/core';
-import type { LogFunction } from '@fw/core/plugin';
+import { isServerFault, type LogFunction } from '@fw/core/plugin';
 import { send, thrownResponse } from './answer.js';
 import { mediaTypeOf } from './negotiation.js';
 
@@ -15,7 +15,7 @@ export function createErrorGuard(maskErrors: boolean, log: LogFunction): Middlew
     // Too late for an answer of our own: core cuts the response short.
     if (ctx.res.headersSent || ctx.res.writableEnded) throw thrown;
     const error = toHTTPError(thrown);
-    if (error.statusCode >= 500) log(`GraphQL request failed on ${ctx.method} ${ctx.path}: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
+    if (isServerFault(error)) log(`GraphQL request failed on ${ctx.method} ${ctx.path}: ${thrown instanceof Error ? thrown.message : String(thrown)}`, thrown);
     // What middleware set for an answer of its own no longer describes this one.
     ctx.res.removeHeader('content-length');
     send(ctx, thrownResponse(thrown, error, maskErrors, mediaTypeOf(ctx)));

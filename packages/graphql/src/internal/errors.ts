@@ -1,5 +1,5 @@
 import { errorCodeOf, isValidationError, toHTTPError, type ErrorCode, type ErrorCodeSource } from '@fw/core';
-import { isClientGone } from '@fw/core/plugin';
+import { isClientGone, isServerFault } from '@fw/core/plugin';
 import type { GraphQLError } from 'graphql';
 import { graphqlLib } from './graphql-lib.js';
 import type { GraphQLLogger } from '../types.js';
@@ -85,7 +85,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
   const { GraphQLError } = graphqlLib();
   const unexpected = (error: Readonly<Error>): GraphQLError | Error => {
     const http = toHTTPError(error);
-    if (http.statusCode >= 500 && !clientGone(error)) onLog(`GraphQL error: ${messageOf(error)}`, error);
+    if (isServerFault(http) && !clientGone(error)) onLog(`GraphQL error: ${messageOf(error)}`, error);
     if (http.expose) return error;
     return new GraphQLError(maskErrors ? MASKED_MESSAGE : messageOf(error), { originalError: error, extensions: { code: graphqlErrorCode(http), status: http.statusCode } });
   };
@@ -117,7 +117,7 @@ export function createErrorFormatter(options: { maskErrors: boolean; onLog: Grap
     const http = toHTTPError(original);
     const status = http.statusCode;
     // A field whose work stopped because the client cancelled or left is no server fault.
-    if (status >= 500 && !clientGone(original)) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
+    if (isServerFault(http) && !clientGone(original)) onLog(`GraphQL error at ${error.path.join('.')}: ${messageOf(original)}`, original);
     // Extensions the thrown error carried are kept only when its message may be shown.
     const extensions: Record<string, unknown> = http.expose ? { ...error.extensions } : {};
     extensions.code = isValidationError(original) ? 'BAD_USER_INPUT' : graphqlErrorCode(http);

@@ -1,6 +1,6 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { Context, compose, toHTTPError, type AnyMiddleware, type ComposedMiddleware, type Middleware } from '@fw/core';
-import type { ContextSettings, LogFunction } from '@fw/core/plugin';
+import { isServerFault, type ContextSettings, type LogFunction } from '@fw/core/plugin';
 
 /** What the connect step reads from the app: its middleware as it is now, and its context settings. */
 export interface ConnectHost {
@@ -43,7 +43,7 @@ export function createConnectStep(host: ConnectHost, log: LogFunction): (req: In
       });
     } catch (err) {
       const error = toHTTPError(err);
-      if (error.statusCode >= 500) log(`GraphQL WebSocket connection refused by middleware on ${ctx.path}`, err);
+      if (isServerFault(error)) log(`GraphQL WebSocket connection refused by middleware on ${ctx.path}`, err);
       return { status: error.statusCode, message: error.expose ? error.message : 'Internal server error' };
     }
     if (!passed) {

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { statusText, toHTTPError, type Context } from '@fw/core';
-import { StreamPump, withStreamSignal, type LogFunction, type StreamSink } from '@fw/core/plugin';
+import { isServerFault, StreamPump, withStreamSignal, type LogFunction, type StreamSink } from '@fw/core/plugin';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type OperationResult } from 'graphql-ws';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -313,7 +313,7 @@ function resultOf(operation: StartedOperation | undefined): OperationResult {
 /** The error an operation the app's per-call middleware refused gets: its status, and its message unless it is unexpected. */
 function callRefusal(err: unknown, log: LogFunction): GraphQLError {
   const error = toHTTPError(err);
-  if (error.statusCode >= 500) log('GraphQL WebSocket operation refused by middleware', err);
+  if (isServerFault(error)) log('GraphQL WebSocket operation refused by middleware', err);
   const details = error.expose && error.details !== undefined ? { details: error.details } : undefined;
   return requestError(error.statusCode, error.expose ? error.message : 'Internal server error', details);
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from '@grpc/grpc-js';
 import { isHTTPError, isValidationError, toHTTPError, type HTTPError } from '@fw/core';
+import { isServerFault } from '@fw/core/plugin';
 import { GRPC_STATUS, grpcStatusOf } from '../grpc-status.js';
 import { GrpcError } from '../grpc-error.js';
 import { grpcJs } from './libraries.js';
@@ -115,7 +116,7 @@ function fromHTTPError(http: HTTPError): ErrorStatus {
   const status: ErrorStatus = {
     code: grpcStatusOf(http),
     details: http.expose ? String(http.message) : INTERNAL_DETAILS,
-    log: http.statusCode >= 500,
+    log: isServerFault(http),
   };
   if (http.headers !== undefined) status.headers = http.headers;
   if (http.expose && http.details !== undefined) {
