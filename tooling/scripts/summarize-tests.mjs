@@ -61,9 +61,11 @@ const lines = [];
 const missingLines = [];
 /** Each failed test and each suite that could not run, with the first lines of its message: printed above the totals, so the tail of a log says what failed. */
 const failures = [];
+/** Terminal colour codes (ESC [ … m) that jest puts in failure messages. */
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const firstLines = (text) =>
   String(text ?? '')
-    .replace(/\u001b\[[0-9;]*m/g, '')
+    .replace(ANSI_COLOUR, '')
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean)
