@@ -2,11 +2,8 @@ import { errorCodeOf, HTTPError, isHTTPError, withMeta, type Next, type RequestC
 import { bearerToken } from '@fw/core/plugin';
 import { firstValue } from './internal/headers.js';
 import type { AuthenticateConfig, TokenVerifier, VerifyFunction } from './types.js';
+import { AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './defaults.js';
 
-/** Message of the 401 when no (or no well-formed) bearer token was sent. */
-export const AUTH_REQUIRED_MESSAGE = 'Authentication required';
-/** Message of the 401 when the verifier rejected the token. */
-export const INVALID_TOKEN_MESSAGE = 'Invalid or expired token';
 
 /** The middleware `authenticate(verifier)` returns: it runs on every protocol's context and marks its routes `auth` (or `authOptional`). */
 export type AuthenticateMiddleware = WithMeta<(ctx: RequestContext, next: Next) => Promise<void>>;

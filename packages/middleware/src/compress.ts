@@ -4,17 +4,8 @@ import type * as Zlib from 'node:zlib';
 import { negotiateEncoding } from './internal/accept-encoding.js';
 import { compressResponse, type CompressPolicy } from './internal/compress-response.js';
 import type { CompressConfig, CompressEncoding } from './types.js';
+import { DEFAULT_COMPRESS_ENCODINGS, DEFAULT_COMPRESS_THRESHOLD, DEFAULT_BROTLI_QUALITY } from './defaults.js';
 
-/** The codings offered when `encodings` is not given, the server's preference first. */
-export const DEFAULT_COMPRESS_ENCODINGS: readonly CompressEncoding[] = Object.freeze(['br', 'gzip']);
-/** Bodies smaller than this many bytes are sent uncompressed when `threshold` is not given. */
-export const DEFAULT_COMPRESS_THRESHOLD = 1024;
-/**
- * The brotli quality when `brotliOptions` does not set one. Node's default, 11, costs about 150×
- * gzip's CPU on a 10 KB JSON answer; at 4 brotli costs what gzip (level 6) costs and still sends
- * fewer bytes (measured on 2, 10 and 100 KB JSON: 37/88/342 µs against gzip's 39/91/1377 µs).
- */
-export const DEFAULT_BROTLI_QUALITY = 4;
 
 const CODINGS: ReadonlySet<string> = new Set(['zstd', 'br', 'gzip', 'deflate']);
 /** Protocols that compress their own messages (Connect, gRPC-Web): their answers are theirs to encode. */

@@ -1,14 +1,9 @@
-import { HTTP_METHODS, type Context, type HTTPMethod, type Next, type RequestContext, isHttpContext } from '@fw/core';
+import { HTTP_METHODS, type Context, type Next, type RequestContext, isHttpContext } from '@fw/core';
 import { withOriginPolicy, type OriginPolicy } from '@fw/core/plugin';
 import { appendVary, firstValue } from './internal/headers.js';
 import type { CorsConfig } from './types.js';
+import { DEFAULT_CORS_METHODS, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE } from './defaults.js';
 
-/** Methods announced on preflight when `methods` is not given. */
-export const DEFAULT_CORS_METHODS: readonly HTTPMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-/** Request headers announced on preflight when `allowedHeaders` is not given. */
-export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = ['Content-Type', 'Authorization'];
-/** Preflight cache duration in seconds when `maxAge` is not given. */
-export const DEFAULT_CORS_MAX_AGE = 86400;
 
 const RESOLVED: Promise<void> = Promise.resolve();
 

@@ -3,30 +3,8 @@ import { captureOperation, defaultLog, rawResponseInUse, readRawBody } from '@fw
 import { nodeCrypto, nodeV8 } from './internal/builtins.js';
 import { MemoryStore } from './memory-store.js';
 import type { IdempotencyConfig, IdempotencyRecord, IdempotencyStore, StoredResponse } from './types.js';
+import { DEFAULT_IDEMPOTENCY_HEADER, DEFAULT_IDEMPOTENCY_TTL, DEFAULT_IDEMPOTENCY_LOCK_TIMEOUT, DEFAULT_IDEMPOTENCY_METHODS, DEFAULT_IDEMPOTENCY_REPLAY_HEADER, DEFAULT_IDEMPOTENCY_STORED_HEADERS } from './defaults.js';
 
-/** The header that carries the key when `header` is not given (IETF draft-ietf-httpapi-idempotency-key-header). */
-export const DEFAULT_IDEMPOTENCY_HEADER = 'Idempotency-Key';
-/** How long a response is replayed when `ttl` is not given: 24 hours, as the draft and Stripe suggest. */
-export const DEFAULT_IDEMPOTENCY_TTL = 86_400_000;
-/** How long a running key stays locked when `lockTimeout` is not given. */
-export const DEFAULT_IDEMPOTENCY_LOCK_TIMEOUT = 60_000;
-/** The methods a key applies to when `methods` is not given: those that are neither safe nor idempotent already. */
-export const DEFAULT_IDEMPOTENCY_METHODS: readonly string[] = Object.freeze(['POST', 'PATCH']);
-/** The header that marks a replayed response when `replayHeader` is not given (Stripe's). */
-export const DEFAULT_IDEMPOTENCY_REPLAY_HEADER = 'Idempotent-Replayed';
-/** The response headers stored and replayed when `storedHeaders` is not given: those that describe the representation. */
-export const DEFAULT_IDEMPOTENCY_STORED_HEADERS: readonly string[] = Object.freeze([
-  'content-type',
-  'content-encoding',
-  'content-language',
-  'content-location',
-  'location',
-  'etag',
-  'last-modified',
-  'cache-control',
-  'vary',
-  'link',
-]);
 
 /** The middleware `idempotency()` returns. */
 export type IdempotencyMiddleware<C extends RequestContext = RequestContext> = (ctx: C, next: Next) => Promise<void>;

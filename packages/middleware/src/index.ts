@@ -3,35 +3,45 @@
  * (memory and Redis stores), authenticate (with a jose-based JWT verifier), requireRole, etag
  * (conditional GET) and secureHeaders, and the route meta keys they write.
  */
-export { cors, DEFAULT_CORS_ALLOWED_HEADERS, DEFAULT_CORS_MAX_AGE, DEFAULT_CORS_METHODS } from './cors.js';
-export type { CorsMiddleware } from './cors.js';
-export { compress, isCompressibleType, DEFAULT_BROTLI_QUALITY, DEFAULT_COMPRESS_ENCODINGS, DEFAULT_COMPRESS_THRESHOLD } from './compress.js';
-export type { CompressMiddleware } from './compress.js';
-export { etag } from './etag.js';
-export type { ETagMiddleware } from './etag.js';
-export { logger } from './logger.js';
-export type { LoggerMiddleware } from './logger.js';
-export { rateLimit, DEFAULT_RATE_LIMIT_MAX_REQUESTS, DEFAULT_RATE_LIMIT_MESSAGE, DEFAULT_RATE_LIMIT_WINDOW_MS } from './rate-limit.js';
-export type { RateLimitMiddleware } from './rate-limit.js';
+// The factories load their middleware on their first call (lazy.ts); the defaults are plain values.
+export { compress, cors, etag, idempotency, isCompressibleType, jwtVerifier, logger, rateLimit, secureHeaders } from './lazy.js';
 export {
-  idempotency,
+  AUTH_REQUIRED_MESSAGE,
+  DEFAULT_BROTLI_QUALITY,
+  DEFAULT_COMPRESS_ENCODINGS,
+  DEFAULT_COMPRESS_THRESHOLD,
+  DEFAULT_CONTENT_SECURITY_POLICY,
+  DEFAULT_CORS_ALLOWED_HEADERS,
+  DEFAULT_CORS_MAX_AGE,
+  DEFAULT_CORS_METHODS,
   DEFAULT_IDEMPOTENCY_HEADER,
   DEFAULT_IDEMPOTENCY_LOCK_TIMEOUT,
   DEFAULT_IDEMPOTENCY_METHODS,
   DEFAULT_IDEMPOTENCY_REPLAY_HEADER,
   DEFAULT_IDEMPOTENCY_STORED_HEADERS,
   DEFAULT_IDEMPOTENCY_TTL,
-} from './idempotency.js';
+  DEFAULT_JWKS_ALGORITHMS,
+  DEFAULT_RATE_LIMIT_MAX_REQUESTS,
+  DEFAULT_RATE_LIMIT_MESSAGE,
+  DEFAULT_RATE_LIMIT_WINDOW_MS,
+  DEFAULT_SECURE_HEADERS,
+  DEFAULT_STRICT_TRANSPORT_SECURITY,
+  INVALID_TOKEN_MESSAGE,
+  MISSING_EXP_MESSAGE,
+} from './defaults.js';
+export type { CorsMiddleware } from './cors.js';
+export type { CompressMiddleware } from './compress.js';
+export type { ETagMiddleware } from './etag.js';
+export type { LoggerMiddleware } from './logger.js';
+export type { RateLimitMiddleware } from './rate-limit.js';
 export type { IdempotencyMiddleware } from './idempotency.js';
 export { clientIpKey, DEFAULT_IPV6_SUBNET } from './ip-key.js';
 export { MemoryStore, DEFAULT_MEMORY_STORE_MAX_KEYS } from './memory-store.js';
 export { RedisStore, RedisStoreError, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT } from './redis-store.js';
-export { authenticate, AUTH_REQUIRED_MESSAGE, INVALID_TOKEN_MESSAGE } from './authenticate.js';
+export { authenticate } from './authenticate.js';
 export type { Authenticate, AuthenticateMiddleware } from './authenticate.js';
 export { requireRole, rolesOf, INSUFFICIENT_ROLE_MESSAGE } from './require-role.js';
-export { secureHeaders, DEFAULT_CONTENT_SECURITY_POLICY, DEFAULT_SECURE_HEADERS, DEFAULT_STRICT_TRANSPORT_SECURITY } from './secure-headers.js';
 export type { SecureHeadersMiddleware } from './secure-headers.js';
-export { jwtVerifier, DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './jwt.js';
 // Also declares the route meta keys `roles` and `rateLimited` on core's RouteMeta (`auth` and `authOptional` are core's).
 export type { RateLimitedMeta } from './route-meta.js';
 export type {

@@ -4,9 +4,8 @@ import type * as JoseModule from 'jose';
 import type { JWTVerifyGetKey, JWTVerifyOptions, KeyInput } from 'jose';
 import type { JwtClaims, JwtVerifier, JwtVerifierConfig, PublicKeyInput } from './types.js';
 import { nodeCrypto } from './internal/builtins.js';
+import { DEFAULT_JWKS_ALGORITHMS, MISSING_EXP_MESSAGE } from './defaults.js';
 
-/** Algorithms a JWKS URL accepts when `algorithms` is not given: every asymmetric JWS algorithm. */
-export const DEFAULT_JWKS_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
 type Jose = typeof JoseModule;
 let jose: Promise<Jose> | undefined;
@@ -31,8 +30,6 @@ function loadJose(): Promise<Jose> {
   }));
 }
 
-/** Message of the 401 for a token without `exp` (unless `requireExp: false`). */
-export const MISSING_EXP_MESSAGE = 'Token has no expiration time (exp claim)';
 
 /** The options that each give the verifier its key; exactly one is set. */
 const KEY_OPTIONS = ['secret', 'publicKey', 'jwksUrl'] as const;

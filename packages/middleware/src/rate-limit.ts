@@ -4,13 +4,8 @@ import { checkSubnet, DEFAULT_IPV6_SUBNET, ipKey } from './ip-key.js';
 import { MemoryStore } from './memory-store.js';
 import type { RateLimitedMeta } from './route-meta.js';
 import type { RateLimitConfig, RateLimitHit, StandardHeadersDraft } from './types.js';
+import { DEFAULT_RATE_LIMIT_WINDOW_MS, DEFAULT_RATE_LIMIT_MAX_REQUESTS, DEFAULT_RATE_LIMIT_MESSAGE } from './defaults.js';
 
-/** Window length when `windowMs` is not given. */
-export const DEFAULT_RATE_LIMIT_WINDOW_MS = 60_000;
-/** Requests per window when `maxRequests` is not given. */
-export const DEFAULT_RATE_LIMIT_MAX_REQUESTS = 100;
-/** Message of the 429 body when `message` is not given. */
-export const DEFAULT_RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
 
 /** The rate-limiting middleware `rateLimit()` returns; it works on HTTP, GraphQL and gRPC contexts and marks its routes `rateLimited`. */
 export type RateLimitMiddleware<C extends RequestContext = RequestContext> = WithMeta<(ctx: C, next: Next) => Promise<void>>;

@@ -1,5 +1,5 @@
 import { HTTPError, withMeta, type Next, type RequestContext, type WithMeta } from '@fw/core';
-import { AUTH_REQUIRED_MESSAGE } from './authenticate.js';
+import { AUTH_REQUIRED_MESSAGE } from './defaults.js';
 
 /** Message of the 403 when the user lacks every required role. */
 export const INSUFFICIENT_ROLE_MESSAGE = 'Insufficient permissions';

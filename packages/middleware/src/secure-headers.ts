@@ -1,30 +1,12 @@
 import { isHttpContext, type Context, type Next, type RequestContext } from '@fw/core';
 import { checkOptions } from '@fw/core/plugin';
 import type { SecureHeadersConfig } from './types.js';
+import { DEFAULT_CONTENT_SECURITY_POLICY, DEFAULT_STRICT_TRANSPORT_SECURITY, SECURE_HEADERS_TABLE as HEADERS } from './defaults.js';
 
 /** The middleware `secureHeaders()` returns (HTTP only: it lets gRPC calls and other protocols' contexts through untouched). */
 export type SecureHeadersMiddleware = (ctx: Context, next: Next) => Promise<void>;
 
-/** `Content-Security-Policy` for API answers: nothing may load, nothing may frame the answer. */
-export const DEFAULT_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
-/** `Strict-Transport-Security` sent on https requests: 180 days, subdomains included. */
-export const DEFAULT_STRICT_TRANSPORT_SECURITY = 'max-age=15552000; includeSubDomains';
 
-/** Each header option: its header, the value `true` sends (`undefined`: none, a string must be given), and whether it is on by default. */
-const HEADERS = {
-  contentSecurityPolicy: ['content-security-policy', DEFAULT_CONTENT_SECURITY_POLICY, true],
-  crossOriginEmbedderPolicy: ['cross-origin-embedder-policy', 'require-corp', false],
-  crossOriginOpenerPolicy: ['cross-origin-opener-policy', 'same-origin', true],
-  crossOriginResourcePolicy: ['cross-origin-resource-policy', 'same-origin', true],
-  originAgentCluster: ['origin-agent-cluster', '?1', false],
-  permissionsPolicy: ['permissions-policy', undefined, false],
-  referrerPolicy: ['referrer-policy', 'no-referrer', true],
-  xContentTypeOptions: ['x-content-type-options', 'nosniff', true],
-  xDnsPrefetchControl: ['x-dns-prefetch-control', 'off', true],
-  xFrameOptions: ['x-frame-options', 'DENY', true],
-  xPermittedCrossDomainPolicies: ['x-permitted-cross-domain-policies', 'none', true],
-  xXssProtection: ['x-xss-protection', '0', false],
-} as const satisfies Record<string, readonly [string, string | undefined, boolean]>;
 
 type HeaderOption = keyof typeof HEADERS;
 
@@ -42,13 +24,6 @@ const HINTS: Record<string, string> = {
   xssFilter: 'use xXssProtection',
 };
 
-/** The headers on by default, as sent: header name → value (`Strict-Transport-Security` on https requests only). */
-export const DEFAULT_SECURE_HEADERS: Readonly<Record<string, string>> = Object.freeze(
-  Object.fromEntries<string>([
-    ...Object.values(HEADERS).flatMap(([name, value, on]): Array<[string, string]> => (on && value !== undefined ? [[name, value]] : [])),
-    ['strict-transport-security', DEFAULT_STRICT_TRANSPORT_SECURITY],
-  ]),
-);
 
 /**
  * Security response headers for an API (what helmet and Hono's `secureHeaders` send, with an API's
