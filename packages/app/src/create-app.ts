@@ -22,9 +22,9 @@ export interface ProtocolManagerConfig {
   /** The gRPC server (needs `adapter.type` `node-http`). `true`: served from the app's operations alone (the .proto is generated). */
   grpc?: GrpcConfig | boolean;
   /**
-   * Connect and gRPC-Web on the HTTP port, for every operation with a `grpc` binding, at
-   * `POST /<package>.<Service>/<Method>` (see `@fw/connect`). `true`: the defaults, with the field
-   * numbers of `grpc.protoOut` when it is set.
+   * Connect and gRPC-Web on the HTTP port, for every operation with a `grpc` binding and the unary
+   * and server-streaming methods of `grpc.services`, at `POST /<package>.<Service>/<Method>` (see
+   * `@fw/connect`). `true`: the defaults, with the field numbers of `grpc.protoOut` when it is set.
    */
   connect?: ConnectConfig | boolean;
 }
@@ -182,7 +182,15 @@ export function createApp(options: AppOptions = {}): App {
     const own: ConnectConfig = connect === true ? {} : connect;
     // The numbers of the gRPC port's committed files: one operation, one message layout on both.
     const protoOut = own.protoOut ?? (grpcOn && grpc !== true ? grpc.protoOut : undefined);
-    app.register(withOptional(CONNECT, () => connectPlugin(withLog(protoOut === undefined ? own : { ...own, protoOut }))));
+    const served: ConnectConfig = { ...own, ...(protoOut === undefined ? {} : { protoOut }) };
+    // The gRPC port's hand-written services are served over Connect too (unless Connect names its own).
+    if (own.services === undefined && grpcOn && grpc !== true && grpc.services !== undefined) {
+      const { services, protoPath, packageDefinition, loaderOptions, middleware } = grpc;
+      Object.assign(served, { services }, protoPath === undefined ? {} : { protoPath }, packageDefinition === undefined ? {} : { packageDefinition });
+      if (loaderOptions !== undefined) served.loaderOptions = loaderOptions;
+      if (middleware !== undefined) served.middleware = middleware;
+    }
+    app.register(withOptional(CONNECT, () => connectPlugin(withLog(served))));
   }
   const manager = graphqlInstance || grpcInstance || connectOn ? new ProtocolManager(graphqlInstance, grpcInstance, app, connectOn) : undefined;
   app.attachProtocolManager(manager);

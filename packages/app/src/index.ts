@@ -82,6 +82,7 @@ export type { OperationMethod } from '@fw/validate';
 export { createGraphQLHandler, findSchemaChanges, graphqlErrorCode, graphqlPlugin, validateGraphQLConfig } from '@fw/graphql';
 export type * from '@fw/graphql';
 export {
+  createGrpcServiceRunner,
   describeOperations,
   fieldViolations,
   findProtoChanges,

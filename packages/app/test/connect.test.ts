@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { createApp, HTTPError, type AppOptions } from '@fw/app';
+import { createApp, HTTPError, type AppOptions, type GrpcUnaryHandler } from '@fw/app';
 import { defineOperation } from '@fw/app/validate';
+import { SHOP_PROTO } from './support.js';
 
 // `protocols.connect` as createApp wires it: the operations' gRPC methods on the HTTP port, the
 // option names checked once, CORS preflights that admit Connect's headers.
@@ -53,4 +54,32 @@ describe('createApp with protocols.connect', () => {
     expect(String(call.headers['access-control-expose-headers']).toLowerCase()).toContain('grpc-status');
     await app.close();
   });
+
+  it('serves the hand-written services of protocols.grpc over Connect too, with its gRPC middleware', async () => {
+    let grpcMiddleware = 0;
+    const counted = async (_ctx: unknown, next: () => Promise<void>): Promise<void> => {
+      grpcMiddleware++;
+      await next();
+    };
+    const Get: GrpcUnaryHandler<{ id: string }, { id: string; owner: string }> = async (call) => ({ id: call.request.id, owner: 'ada' });
+    const app = createApp({
+      protocols: { grpc: { port: 0, host: '127.0.0.1', health: false, protoPath: SHOP_PROTO, services: { 'shop.Items': { Get } }, middleware: [counted] }, connect: true },
+      shutdown: false,
+    });
+    const call = await app.inject({ method: 'POST', url: '/shop.Items/Get', body: { id: 'i1' } });
+    expect([call.statusCode, call.json()]).toEqual([200, { id: 'i1', owner: 'ada' }]);
+    expect(grpcMiddleware).toBe(1);
+    // Stream is declared but not implemented: answered as the gRPC port answers it.
+    const stream = await app.inject({ method: 'POST', url: '/shop.Items/Stream', body: enveloped('{}'), headers: { 'content-type': 'application/connect+json' } });
+    expect(stream.body).toContain('The server does not implement the method /shop.Items/Stream');
+    await app.close();
+  });
 });
+
+/** One Connect envelope: a flags byte, the length, the payload. */
+function enveloped(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([prefix, payload]);
+}

@@ -1,7 +1,8 @@
 /**
- * @fw/connect — serves the app's gRPC operations on its HTTP port over the Connect protocol and
- * gRPC-Web, with canonical proto3 JSON (and binary) from @bufbuild/protobuf: browsers and
- * Connect clients call the same operations as gRPC, REST and GraphQL clients, without a proxy.
+ * @fw/connect — serves the app's gRPC operations, and the hand-written gRPC services of its own
+ * .proto, on its HTTP port over the Connect protocol and gRPC-Web, with canonical proto3 JSON (and
+ * binary) from @bufbuild/protobuf: browsers and Connect clients call the same operations as gRPC,
+ * REST and GraphQL clients, without a proxy.
  */
 export { connectPlugin } from './lazy.js';
 export type { ConnectPlugin } from './plugin.js';

@@ -10,9 +10,11 @@ let implementation: typeof Implementation | undefined;
 const load = (): typeof Implementation => (implementation ??= require('./internal/implementation.js') as typeof Implementation);
 
 /**
- * Creates the Connect plugin: every operation with a `grpc` binding is served on the app's HTTP
- * port at `POST /<package>.<Service>/<Method>`, over the Connect protocol (unary JSON and binary,
- * server streams, GET for operations without side effects) and gRPC-Web. The options are checked now.
+ * Creates the Connect plugin: every operation with a `grpc` binding, and the unary and
+ * server-streaming methods of hand-written `services`, are served on the app's HTTP port at
+ * `POST /<package>.<Service>/<Method>`, over the Connect protocol (unary JSON and binary, server
+ * streams, GET for calls without side effects) and gRPC-Web. The options are checked (and the
+ * services' proto loaded) now.
  * @example
  * app.register(connectPlugin({ protoOut: './protos' }));
  * // curl -H 'Content-Type: application/json' -d '{"id":"1"}' http://localhost:3000/bookstore.Catalog/GetBook

@@ -6,7 +6,17 @@ import type { ConnectConfig } from './types.js';
 
 // Every option name, typed: the compiler fails here when an option is added to the config type
 // but not to this list, so a valid option is never refused.
-const CONFIG_KEYS: Record<keyof ConnectConfig, true> = { protoOut: true, maxMessageBytes: true, compressMinBytes: true, onLog: true };
+const CONFIG_KEYS: Record<keyof ConnectConfig, true> = {
+  protoOut: true,
+  maxMessageBytes: true,
+  compressMinBytes: true,
+  onLog: true,
+  services: true,
+  protoPath: true,
+  packageDefinition: true,
+  loaderOptions: true,
+  middleware: true,
+};
 
 /** The option names of `connectPlugin()` (and of `createApp`'s `protocols.connect`). */
 export const CONNECT_OPTION_NAMES: readonly string[] = Object.freeze(Object.keys(CONFIG_KEYS));

@@ -17,6 +17,15 @@ let open: (ctx: GrpcContext) => CallState;
 let make: (state: CallState) => GrpcContext;
 
 /**
+ * On a call object made by another transport (Connect, gRPC-Web): the context of the HTTP request
+ * that carries the call. Its global middleware ran on that context, so the call's starts with its
+ * `user`, `state`, per-call variables and tracing members.
+ */
+export const CARRIER: unique symbol = Symbol('fw.grpc.carrier');
+
+const TRACE_MEMBERS = ['trace', 'startSpan', 'endSpan', 'addEvent', 'setAttributes'] as const;
+
+/**
  * The per-call context of a gRPC call: core's `RequestContext` (what protocol-neutral middleware
  * relies on; its `procedure` is the called RPC, its `protocolStatus` the gRPC status) plus what
  * gRPC adds (`call`, `metadata`, `request`, `deadline`, and `status()`/`json()`/`text()` for
@@ -43,9 +52,19 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
   // Made on the first `set`: a call that sets nothing allocates nothing for variables.
   #variables: ContextVariables | undefined = undefined;
   #ip: string | undefined = undefined;
+  // The carrying request's context (another transport's call), and the keys set on this call since.
+  #carrier: RequestContext | undefined = undefined;
+  #own: Set<ContextKey<unknown>> | undefined = undefined;
 
   private constructor(state: CallState) {
     this.#call = state;
+    const carrier = (state.call as { [CARRIER]?: RequestContext })[CARRIER];
+    if (carrier !== undefined) {
+      this.#carrier = carrier;
+      if (carrier.user !== undefined) this.user = carrier.user;
+      const from = carrier as unknown as Record<string, unknown>;
+      for (const key of TRACE_MEMBERS) if (from[key] !== undefined) (this as Record<string, unknown>)[key] = from[key];
+    }
   }
 
   static {
@@ -100,7 +119,7 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
 
   /** Scratch storage shared by middleware and the handler of one call. */
   get state(): Record<string, unknown> {
-    return (this.#state ??= {});
+    return (this.#state ??= this.#carrier?.state ?? {});
   }
 
   set state(value: Record<string, unknown>) {
@@ -160,12 +179,14 @@ export class GrpcContext<TRequest = unknown> implements RequestContext {
 
   /** The value of a per-call variable (declared with `createContextKey`) on this call, else the key's default. */
   get<T>(key: ContextKey<T>): T {
+    if (this.#carrier !== undefined && this.#own?.has(key) !== true) return this.#carrier.get(key);
     return this.#variables === undefined ? key.defaultValue : this.#variables.get(key);
   }
 
   /** Sets a per-call variable for the rest of this call. Chainable. */
   set<T>(key: ContextKey<T>, value: NoInfer<T>): this {
     (this.#variables ??= new ContextVariables()).set(key, value);
+    if (this.#carrier !== undefined) (this.#own ??= new Set()).add(key);
     return this;
   }
 

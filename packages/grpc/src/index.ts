@@ -4,7 +4,7 @@
  * operations, from .proto files it generates with stable field numbers.
  */
 // The gRPC libraries load with the first call of one of these, not with the package.
-export { describeOperations, findProtoChanges, generateProtos, grpcPlugin } from './lazy.js';
+export { createGrpcServiceRunner, describeOperations, findProtoChanges, generateProtos, grpcPlugin } from './lazy.js';
 export type { GrpcPlugin } from './plugin.js';
 export { validateGrpcConfig, GRPC_ADAPTER } from './validate-config.js';
 export { GrpcContext } from './context.js';
@@ -33,6 +33,14 @@ export type {
   GrpcClientStreamCall,
   GrpcClientStreamHandler,
   GrpcConfig,
+  GrpcForeignCallInit,
+  GrpcForeignStatus,
+  GrpcForeignStream,
+  GrpcForeignUnaryResult,
+  GrpcServiceMethod,
+  GrpcServiceRunner,
+  GrpcServiceRunnerHost,
+  GrpcServicesConfig,
   GrpcContextSettings,
   GrpcHealthWatchLimits,
   GrpcLoaderOptions,

@@ -9,7 +9,7 @@ import type { DescribedOperations, DescribeOperationsOptions } from './operation
 import type { GenerateProtosOptions } from './operations/generate.js';
 import type { GeneratedProto } from './operations/print.js';
 import type { GrpcPlugin } from './plugin.js';
-import type { GrpcConfig } from './types.js';
+import type { GrpcConfig, GrpcServiceRunner, GrpcServiceRunnerHost, GrpcServicesConfig } from './types.js';
 
 let implementation: typeof Implementation | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on purpose: createApp and plugin factories are synchronous
@@ -69,4 +69,18 @@ export function findProtoChanges(before: ReadonlyMap<string, string>, after: Rea
  */
 export function describeOperations(operations: readonly Operation[], options: DescribeOperationsOptions = {}): DescribedOperations {
   return load().describeOperations(operations, options);
+}
+
+/**
+ * The hand-written services of a gRPC config (`services` with `protoPath` or `packageDefinition`,
+ * `loaderOptions`, `middleware`), run for another transport that carries gRPC calls (`@fw/connect`:
+ * Connect and gRPC-Web on the HTTP port): the same handlers, call objects, `middleware` and status
+ * mapping as on the gRPC port, with request and response messages as protobuf binary. The config
+ * is checked (and the proto loaded) now.
+ * @example
+ * const runner = createGrpcServiceRunner({ protoPath: './greeter.proto', services: { 'demo.Greeter': { SayHello } } }, { ran: () => [], trustProxy: false, log: console.error });
+ * const result = await runner.unary('/demo.Greeter/SayHello', { request: bytes, headers: {}, peer: '127.0.0.1:5000', signal });
+ */
+export function createGrpcServiceRunner(config: GrpcServicesConfig, host: GrpcServiceRunnerHost): GrpcServiceRunner {
+  return load().createGrpcServiceRunner(config, host);
 }

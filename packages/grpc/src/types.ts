@@ -10,7 +10,7 @@ import type {
   Metadata,
 } from '@grpc/grpc-js';
 import type { Options as ProtoLoaderOptions, PackageDefinition } from '@grpc/proto-loader';
-import type { AnyMiddleware, Middleware, ProcedureInfo, TraceInfo } from '@fw/core';
+import type { AnyMiddleware, Middleware, ProcedureInfo, RequestContext, TraceInfo } from '@fw/core';
 import type { LogFunction, TrustProxy } from '@fw/core/plugin';
 import type { GrpcContext } from './context.js';
 
@@ -226,4 +226,103 @@ export interface GrpcStatusObject {
   code: number;
   details: string;
   metadata: Metadata;
+}
+
+/** The hand-written part of a gRPC config, as `createGrpcServiceRunner` takes it (same meaning as in `GrpcConfig`). */
+export type GrpcServicesConfig = Pick<GrpcConfig, 'services' | 'protoPath' | 'packageDefinition' | 'loaderOptions' | 'middleware'>;
+
+/** What a service runner reads from the application of the transport that uses it. */
+export interface GrpcServiceRunnerHost {
+  /**
+   * The app's global middleware that already ran for the request carrying a call: the runner
+   * leaves it out of the gRPC `middleware` list (`'global'` and listed functions alike), so that
+   * it runs once per call. Read at each call.
+   */
+  ran(): readonly AnyMiddleware[];
+  /** The app's `trustProxy`: which `x-forwarded-for` hops `ctx.ip` believes. */
+  readonly trustProxy: TrustProxy;
+  /** Where server errors are reported. */
+  readonly log: LogFunction;
+}
+
+/** One method of the hand-written services, as another transport serves it. */
+export interface GrpcServiceMethod {
+  /** The service, method and kind. */
+  readonly rpc: GrpcRpcInfo;
+  /** `/<package>.<Service>/<Method>`. */
+  readonly path: string;
+  /** The .proto says `option idempotency_level = NO_SIDE_EFFECTS;`. */
+  readonly noSideEffects: boolean;
+}
+
+/** One call of a hand-written method made by another transport. */
+export interface GrpcForeignCallInit {
+  /** The request message, protobuf binary. */
+  readonly request: Uint8Array;
+  /** The request's headers: the call's metadata (transport headers left out, `-bin` values base64-decoded). */
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The peer as grpc-js's `getPeer()` gives it: `<address>:<port>`. */
+  readonly peer: string;
+  /** When the call's deadline passes, in ms since the epoch: the handler's `'cancelled'`, then DEADLINE_EXCEEDED. */
+  readonly deadline?: number | undefined;
+  /** Aborted when the client leaves: the call is cancelled (the handler sees `'cancelled'`). */
+  readonly signal: AbortSignal;
+  /**
+   * The context of the request that carries the call, whose global middleware ran already: the
+   * call's context starts with its `user`, `state`, per-call variables and tracing members.
+   */
+  readonly carrier?: RequestContext | undefined;
+}
+
+/** How a call failed, as the gRPC port sends it. */
+export interface GrpcForeignStatus {
+  /** The gRPC status code (1–16). */
+  readonly code: number;
+  /** The status message (masked for server faults). */
+  readonly details: string;
+  /** The trailers of the status (the error's headers, the headers the call set), as headers; `-bin` values base64. */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** What was thrown, passed to the callback or emitted (the status is already mapped and logged). */
+  readonly error: unknown;
+}
+
+/** The outcome of a unary call. */
+export type GrpcForeignUnaryResult =
+  | {
+      readonly ok: true;
+      /** The response message, protobuf binary (the method's own serializer). */
+      readonly message: Uint8Array;
+      /** The response metadata sent with it (`ctx.setHeader`, `call.sendMetadata`), as headers. */
+      readonly headers: Readonly<Record<string, string>>;
+      /** The trailers given to the callback, as headers. */
+      readonly trailers: Readonly<Record<string, string>>;
+    }
+  | { readonly ok: false; readonly status: GrpcForeignStatus };
+
+/** A server-streaming call in progress. */
+export interface GrpcForeignStream {
+  /**
+   * The response messages (protobuf binary), each taken with back-pressure: a `call.write()` that
+   * finds one waiting returns false and `'drain'` follows when it was taken. Ends when the call
+   * ends; throws when it failed (`failure()` then says how). `return()` cancels the call.
+   */
+  readonly messages: AsyncIterableIterator<Uint8Array>;
+  /** How the call failed, once `messages` threw; undefined while it runs or when it succeeded. */
+  failure(): GrpcForeignStatus | undefined;
+  /** The response metadata sent so far (`ctx.setHeader` before the handler ran, `call.sendMetadata`), as headers. */
+  headers(): Readonly<Record<string, string>>;
+}
+
+/** The hand-written services of a gRPC config, run for another transport (`@fw/connect`). */
+export interface GrpcServiceRunner {
+  /** One serialized `google.protobuf.FileDescriptorProto` per file of the definition, valid for strict descriptor pools. */
+  readonly descriptors: readonly Uint8Array[];
+  /** The methods of the configured services, implemented or not. */
+  readonly methods: readonly GrpcServiceMethod[];
+  /** The fully-qualified names the definition declares (generated types may not reuse them). */
+  readonly names: ReadonlySet<string>;
+  /** Runs a unary call of the method at `path` through the gRPC `middleware` and its handler. */
+  unary(path: string, init: GrpcForeignCallInit): Promise<GrpcForeignUnaryResult>;
+  /** Starts a server-streaming call of the method at `path`. */
+  serverStream(path: string, init: GrpcForeignCallInit): GrpcForeignStream;
 }

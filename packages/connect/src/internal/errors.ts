@@ -1,6 +1,6 @@
 import { isClientGone, isServerFault, type LogFunction } from '@fw/core/plugin';
 import { isValidationError, toHTTPError } from '@fw/core';
-import { fieldViolations, INTERNAL_DETAILS } from '@fw/grpc';
+import { ERROR_DETAILS_KEY, fieldViolations, INTERNAL_DETAILS, STATUS_DETAILS_KEY, type GrpcForeignStatus } from '@fw/grpc';
 import { connectCodeOf, CONNECT_HTTP_STATUS, GRPC_WEB_STATUS, type ConnectCode } from '../code.js';
 import { badRequest, badRequestStatus, type FieldViolation } from './registry.js';
 
@@ -23,6 +23,26 @@ export function wireError(thrown: unknown, log: LogFunction, where: string): Wir
     message: error.expose ? error.message : INTERNAL_DETAILS,
     violations: isValidationError(error) ? fieldViolations(error) : undefined,
     headers: error.headers,
+  };
+}
+
+const CONNECT_CODE_OF_STATUS: ReadonlyMap<number, ConnectCode> = new Map(Object.entries(GRPC_WEB_STATUS).map(([code, status]) => [status, code as ConnectCode]));
+
+/**
+ * What a hand-written method's status is on the wire: the gRPC port's status (code and details,
+ * mapped and logged there already) under its Connect name; a validation failure's fields, as for
+ * operations; the status's trailers as the error's headers, but the rich details the protocols
+ * carry their own way.
+ */
+export function statusWireError(status: GrpcForeignStatus): WireError {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(status.metadata)) if (name !== STATUS_DETAILS_KEY && name !== ERROR_DETAILS_KEY) headers[name] = value;
+  const error = status.error;
+  return {
+    code: CONNECT_CODE_OF_STATUS.get(status.code) ?? 'unknown',
+    message: status.details,
+    violations: status.code === GRPC_WEB_STATUS.invalid_argument && isValidationError(error) && error.expose ? fieldViolations(error) : undefined,
+    headers: Object.keys(headers).length === 0 ? undefined : headers,
   };
 }
 

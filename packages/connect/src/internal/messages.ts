@@ -1,4 +1,4 @@
-import { fromBinary, fromJson, toBinary, toJsonString, type DescEnum, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { fromBinary, fromJson, toBinary, toJsonString, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { HTTPError } from '@fw/core';
 import { parseJSON } from '@fw/core/plugin';
 
@@ -93,26 +93,42 @@ export function plainMessage(desc: DescMessage, message: Plain): Plain {
 /** The wire formats of a message. */
 export type Codec = 'json' | 'proto';
 
-/** A request message from its bytes, in the codecs' form; malformed bytes or JSON are `invalid_argument`. */
-export function decodeRequest(desc: DescMessage, codec: Codec, bytes: Uint8Array, maxJsonDepth: number): Plain {
-  let message;
+/** A request message read by @bufbuild/protobuf; malformed bytes or JSON (unknown fields, too deep) are `invalid_argument`. */
+function parseRequest(desc: DescMessage, codec: Codec, bytes: Uint8Array, maxJsonDepth: number): Message {
   try {
-    if (codec === 'proto') message = fromBinary(desc, bytes);
-    else {
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-      // An empty body is the empty message, as Connect's GET without `message` sends it.
-      const json = text.trim() === '' ? {} : parseJSON(text, { maxDepth: maxJsonDepth });
-      message = fromJson(desc, json as JsonValue);
-    }
+    if (codec === 'proto') return fromBinary(desc, bytes);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    // An empty body is the empty message, as Connect's GET without `message` sends it.
+    const json = text.trim() === '' ? {} : parseJSON(text, { maxDepth: maxJsonDepth });
+    return fromJson(desc, json as JsonValue);
   } catch (err) {
     if (err instanceof HTTPError) throw err;
     throw new HTTPError(400, `The request is not a valid ${desc.typeName} (${codec === 'proto' ? 'binary' : 'JSON'}): ${(err as Error).message}`, undefined, { code: 'invalid_argument', cause: err });
   }
-  return plainMessage(desc, message);
+}
+
+/** A request message from its bytes, in the codecs' form; malformed bytes or JSON are `invalid_argument`. */
+export function decodeRequest(desc: DescMessage, codec: Codec, bytes: Uint8Array, maxJsonDepth: number): Plain {
+  return plainMessage(desc, parseRequest(desc, codec, bytes, maxJsonDepth));
 }
 
 /** A response message (in the codecs' form) as bytes: canonical proto3 JSON or binary. Keys the message does not have are dropped. */
 export function encodeResponse(desc: DescMessage, codec: Codec, value: unknown): Uint8Array {
   const message = fromJson(desc, JSON.parse(JSON.stringify(value ?? {})) as JsonValue, { ignoreUnknownFields: true });
   return codec === 'proto' ? toBinary(desc, message) : Buffer.from(toJsonString(desc, message));
+}
+
+/**
+ * A request message as protobuf binary, checked by @bufbuild/protobuf as `decodeRequest` checks it
+ * (malformed bytes or JSON, unknown JSON fields, JSON too deep: `invalid_argument`): binary as sent,
+ * JSON re-encoded. What a hand-written method's own deserializer then reads.
+ */
+export function requestBinary(desc: DescMessage, codec: Codec, bytes: Uint8Array, maxJsonDepth: number): Uint8Array {
+  const message = parseRequest(desc, codec, bytes, maxJsonDepth);
+  return codec === 'proto' ? bytes : toBinary(desc, message);
+}
+
+/** A response message given as protobuf binary (a hand-written method's own serializer's), in the call's codec: canonical proto3 JSON, or the bytes as they are. */
+export function responseFromBinary(desc: DescMessage, codec: Codec, bytes: Uint8Array): Uint8Array {
+  return codec === 'proto' ? bytes : Buffer.from(toJsonString(desc, fromBinary(desc, bytes)));
 }

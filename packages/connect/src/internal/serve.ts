@@ -28,10 +28,18 @@ export interface ServeOptions {
 /** A refusal with a status of its own (a 405, a 415): Connect sends that status, not its code's. */
 class StatusRefusal extends HTTPError {}
 
+/** A failure already in the wire's terms (a hand-written method's status, mapped and logged where it was made). */
+export class WireFailure extends Error {
+  constructor(readonly wire: WireError) {
+    super(wire.message);
+    this.name = 'WireFailure';
+  }
+}
+
 /** Answers an error before anything was sent, in the form the request's protocol expects. */
 export function answerError(ctx: Context, thrown: unknown, log: LogFunction): void {
   const kind = callKindOf(ctx);
-  const error = wireError(thrown, log, ctx.path);
+  const error = thrown instanceof WireFailure ? thrown.wire : wireError(thrown, log, ctx.path);
   const res = ctx.res;
   // What middleware set for an answer of its own no longer describes this one.
   res.removeHeader('content-length');
@@ -93,20 +101,36 @@ async function requestBytes(ctx: Context, kind: CallKind, query: URLSearchParams
   return readEnvelope(kind.text ? decodeBase64Text(body.toString('latin1')) : body, encoding, limit);
 }
 
+/** What a path serves, as the checks before the request is read need it. */
+export interface CallShape {
+  /** `/<package>.<Service>/<Method>`. */
+  readonly path: string;
+  /** Without side effects: Connect GET may call it. */
+  readonly readOnly: boolean;
+  /** A server stream. */
+  readonly stream: boolean;
+}
+
+/** A call whose request passed the checks: its protocol, deadline and request message's bytes. */
+export interface PreparedCall {
+  readonly kind: CallKind;
+  /** The client's timeout in ms, if it sent one. */
+  readonly deadline: number | undefined;
+  readonly bytes: Uint8Array;
+}
+
 /**
- * Serves one call of `method`: refuses what the method or protocol does not allow, decodes the
- * request, runs the operation (its middleware, validation and handler; the app's global middleware
- * ran already, once for the call) with the deadline behind `ctx.signal`, and writes the answer.
- * Throws what happens before anything is sent: the plugin's guard answers it.
+ * Refuses what the method or protocol does not allow (the HTTP method, the Content-Type, the
+ * protocol version, a malformed timeout), then reads the request message's bytes within the limits.
  */
-export async function serveCall(ctx: Context, method: ServedMethod, options: ServeOptions): Promise<void> {
+export async function prepareCall(ctx: Context, shape: CallShape, options: ServeOptions): Promise<PreparedCall> {
   const query = getQuery(ctx);
-  const stream = method.described.stream;
-  if (query !== undefined && (!method.readOnly || stream)) {
-    throw new StatusRefusal(405, `${method.described.path} has side effects${stream ? ' (or streams)' : ''}: call it with POST`, undefined, { code: 'method_not_allowed', headers: { allow: 'POST' } });
+  const { path, stream, readOnly } = shape;
+  if (query !== undefined && (!readOnly || stream)) {
+    throw new StatusRefusal(405, `${path} has side effects${stream ? ' (or streams)' : ''}: call it with POST`, undefined, { code: 'method_not_allowed', headers: { allow: 'POST' } });
   }
   if (query === undefined && ctx.method !== 'POST') {
-    throw new StatusRefusal(405, `${ctx.method} is not served on ${method.described.path}: Connect and gRPC-Web calls are POST`, undefined, { code: 'method_not_allowed', headers: { allow: method.readOnly && !stream ? 'GET, POST' : 'POST' } });
+    throw new StatusRefusal(405, `${ctx.method} is not served on ${path}: Connect and gRPC-Web calls are POST`, undefined, { code: 'method_not_allowed', headers: { allow: readOnly && !stream ? 'GET, POST' : 'POST' } });
   }
   const kind = callKindOf(ctx);
   if (kind === undefined) {
@@ -114,29 +138,49 @@ export async function serveCall(ctx: Context, method: ServedMethod, options: Ser
   }
   if ((kind.protocol === 'connect' && stream) || (kind.protocol === 'connect-stream' && !stream)) {
     const wanted = stream ? 'application/connect+json or application/connect+proto' : 'application/json or application/proto';
-    throw new StatusRefusal(415, `${method.described.path} is a ${stream ? 'server stream' : 'unary method'}: send ${wanted}`, undefined, { code: 'unsupported_media_type', headers: { 'accept-post': wanted } });
+    throw new StatusRefusal(415, `${path} is a ${stream ? 'server stream' : 'unary method'}: send ${wanted}`, undefined, { code: 'unsupported_media_type', headers: { 'accept-post': wanted } });
   }
   checkProtocolVersion(kind, ctx.headers, query);
   const deadline = deadlineOf(kind, ctx.headers);
   const bytes = await requestBytes(ctx, kind, query, options.maxMessageBytes);
+  return { kind, deadline, bytes };
+}
+
+/**
+ * Serves one call of `method`: refuses what the method or protocol does not allow, decodes the
+ * request, runs the operation (its middleware, validation and handler; the app's global middleware
+ * ran already, once for the call) with the deadline behind `ctx.signal`, and writes the answer.
+ * Throws what happens before anything is sent: the plugin's guard answers it.
+ */
+export async function serveCall(ctx: Context, method: ServedMethod, options: ServeOptions): Promise<void> {
+  const stream = method.described.stream;
+  const { kind, deadline, bytes } = await prepareCall(ctx, { path: method.described.path, readOnly: method.readOnly, stream }, options);
   const input = method.described.request(decodeRequest(method.input, kind.codec, bytes, options.maxJsonDepth));
-  if (stream) return serveStream(ctx, method, kind, input, deadline, options);
+  if (stream) return serveOperationStream(ctx, method, kind, input, deadline, options);
   const operation = method.described.operation;
   // The client's deadline, by core's one rule; the operation's own `timeout` tightens it inside.
   const result: unknown = await (deadline === undefined
     ? runOperation(operation, ctx, input)
     : withDeadline<RequestContext, unknown>(ctx, deadline, (scoped) => runOperation(operation, scoped, input)));
-  const message = encodeResponse(method.output, kind.codec, method.described.response(result));
+  sendUnary(ctx, kind, encodeResponse(method.output, kind.codec, method.described.response(result)), options);
+}
+
+/**
+ * Writes a unary call's answer: the message, compressed as the client accepts, enveloped with
+ * gRPC-Web's trailers (`trailers` among them) or as Connect's body (`trailers` as `trailer-` headers).
+ */
+export function sendUnary(ctx: Context, kind: CallKind, message: Uint8Array, options: ServeOptions, trailers?: Readonly<Record<string, string>>): void {
   const min = options.compressMinBytes;
   if (kind.protocol === 'grpc-web') {
     // The message compressed as grpc-accept-encoding allows (its flag set, grpc-encoding said); the trailers never are.
     const encoding = min === false || message.byteLength < min ? 'identity' : responseEncoding(ctx.headers['grpc-accept-encoding']);
     const data = encoding === 'identity' ? envelope(0, message) : envelope(FLAG_COMPRESSED, compress(message, encoding));
     if (encoding !== 'identity') ctx.res.setHeader('grpc-encoding', encoding);
-    const frames = Buffer.concat([data, envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(undefined)))]);
+    const frames = Buffer.concat([data, envelope(FLAG_TRAILERS, trailerBlock({ ...trailers, ...grpcWebTrailers(undefined) }))]);
     ctx.send(grpcWebBody(kind, frames), 200, kind.contentType);
     return;
   }
+  for (const [name, value] of Object.entries(trailers ?? {})) ctx.res.setHeader(`trailer-${name}`, value);
   const encoding = min === false || message.byteLength < min ? 'identity' : responseEncoding(ctx.headers['accept-encoding']);
   if (encoding !== 'identity') {
     ctx.res.setHeader('content-encoding', encoding);
@@ -147,6 +191,26 @@ export async function serveCall(ctx: Context, method: ServedMethod, options: Ser
   ctx.send(Buffer.from(message.buffer, message.byteOffset, message.byteLength), 200, kind.contentType);
 }
 
+/** A server stream's operation: its events, encoded as the response messages. */
+function serveOperationStream(ctx: Context, method: ServedMethod, kind: CallKind, input: unknown, deadline: number | undefined, options: ServeOptions): Promise<void> {
+  return serveStream<StreamEvent<unknown>>(ctx, kind, deadline, options, {
+    open: (callCtx) => runStreamOperation(method.described.operation, callCtx, input),
+    encode: (event) => encodeResponse(method.output, kind.codec, method.described.response(event.data)),
+  });
+}
+
+/** Where a server stream's messages come from. */
+export interface StreamSource<T> {
+  /** Starts the source for the call's context (its signal aborts when the stream is over); a refusal throws, answered as a unary error. */
+  open(callCtx: Context): Promise<AsyncIterator<T>>;
+  /** One item as a message in the call's codec. */
+  encode(item: T): Uint8Array;
+  /** Response headers the source sends with the first message (or the end): the head is written then, not when the source opens. */
+  headers?(): Readonly<Record<string, string>>;
+  /** The error the source failed with, in the wire's terms, when it knows it better than the error table. */
+  failure?(thrown: unknown): WireError | undefined;
+}
+
 /**
  * A server stream (Connect or gRPC-Web): registered with the app's stream registry, opened through
  * `runStreamOperation` (a refusal is an error answer, as for a unary call), then pumped by the
@@ -155,7 +219,7 @@ export async function serveCall(ctx: Context, method: ServedMethod, options: Ser
  * source failed, the registry ended it (the app closing, `streams.maxDuration`) or its deadline
  * passed. A client that left or was cut gets nothing more.
  */
-async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, input: unknown, deadline: number | undefined, options: ServeOptions): Promise<void> {
+export async function serveStream<T>(ctx: Context, kind: CallKind, deadline: number | undefined, options: ServeOptions, source: StreamSource<T>): Promise<void> {
   const { host, log } = options;
   const res = ctx.res;
   const slot = host.openStream({ protocol: kind.protocol, clientKey: ctx.ip, end: () => undefined });
@@ -166,18 +230,31 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
   // each one past compressMinBytes with the compressed flag; the end of the stream never is.
   const min = options.compressMinBytes;
   const encoding = min === false ? 'identity' : responseEncoding(ctx.headers[kind.protocol === 'connect-stream' ? 'connect-accept-encoding' : 'grpc-accept-encoding']);
-  const encode = (event: StreamEvent<unknown>): Buffer => {
-    const message = encodeResponse(method.output, kind.codec, method.described.response(event.data));
+  const encode = (item: T): Buffer => {
+    const message = source.encode(item);
     const frame = encoding !== 'identity' && message.byteLength >= (min as number) ? envelope(FLAG_COMPRESSED, compress(message, encoding)) : envelope(0, message);
     return grpcWebBody(kind, frame);
   };
+  const headers: Record<string, string> = { 'content-type': kind.contentType };
+  if (encoding !== 'identity') headers[kind.protocol === 'connect-stream' ? 'connect-content-encoding' : 'grpc-encoding'] = encoding;
+  const writeHead = (): void => {
+    if (!res.headersSent) res.writeHead(200, { ...source.headers?.(), ...headers });
+  };
+  const response = responseSink(res, encode);
   // The pump's heartbeat is an SSE comment, which an envelope stream cannot carry: none here.
-  const sink: StreamSink<StreamEvent<unknown>> = { ...responseSink(res, encode), heartbeat: undefined };
-  const pump = new StreamPump<StreamEvent<unknown>>(sink, { config: host.streams, log, where: ctx.path, slot });
+  const sink: StreamSink<T> = {
+    ...response,
+    heartbeat: undefined,
+    write: (chunk) => {
+      writeHead();
+      response.write(chunk);
+    },
+  };
+  const pump = new StreamPump<T>(sink, { config: host.streams, log, where: ctx.path, slot });
   const clearDeadline = at === undefined ? undefined : armDeadline(at, deadline!, (reason) => pump.stop({ kind: 'end', reason }));
-  let events: AsyncIterableIterator<StreamEvent<unknown>>;
+  let events: AsyncIterator<T>;
   try {
-    events = await runStreamOperation(method.described.operation, callCtx, input);
+    events = await source.open(callCtx);
   } catch (err) {
     clearDeadline?.();
     pump.finish();
@@ -188,9 +265,7 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
     if (!res.writableFinished) pump.stop({ kind: 'client' });
   };
   res.once('close', onClose);
-  const headers: Record<string, string> = { 'content-type': kind.contentType };
-  if (encoding !== 'identity') headers[kind.protocol === 'connect-stream' ? 'connect-content-encoding' : 'grpc-encoding'] = encoding;
-  res.writeHead(200, headers);
+  if (source.headers === undefined) writeHead();
   let failure: unknown = undefined;
   let failed = false;
   try {
@@ -207,11 +282,12 @@ async function serveStream(ctx: Context, method: ServedMethod, kind: CallKind, i
   // The handler learns through ctx.signal that its stream is over, whatever the reason.
   controller.abort(stop?.kind === 'end' ? stop.reason : new HTTPError(499, 'The stream ended', undefined, { code: 'cancelled' }));
   let error: WireError | undefined;
-  if (failed) error = wireError(failure, log, ctx.path);
+  if (failed) error = source.failure?.(failure) ?? wireError(failure, log, ctx.path);
   else if (stop?.kind === 'end') error = wireError(stop.reason, () => undefined, ctx.path);
   pump.finish();
   pump.release(events);
   if (stop?.kind === 'client' || stop?.kind === 'slow' || res.destroyed) return;
+  writeHead();
   const end = kind.protocol === 'connect-stream' ? envelope(FLAG_END_STREAM, endStreamJson(error)) : grpcWebBody(kind, envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(error))));
   res.end(end);
 }

@@ -4,3 +4,4 @@ export { grpcPlugin } from '../plugin.js';
 export { generateProtos } from '../operations/generate.js';
 export { findProtoChanges } from '../operations/breaking.js';
 export { describeOperations } from '../operations/describe.js';
+export { createGrpcServiceRunner } from './service-runner.js';
