@@ -235,6 +235,21 @@ describe('observeOperations()', () => {
     expect(() => observeOperations(ctx, 'no' as never)).toThrow('observeOperations expects a function');
   });
 
+  it('keeps requests that share an observer apart: a second observer on one request is not told of the other', async () => {
+    const shared: Told[] = [];
+    const extra: Told[] = [];
+    const common = observer(shared);
+    const one = context();
+    const other = context();
+    observeOperations(one, common);
+    observeOperations(other, common);
+    observeOperations(one, observer(extra));
+    await runOperation(operation('getBook'), other, {});
+    await runOperation(operation('listBooks'), one, {});
+    expect(shared.map(([name]) => name)).toEqual(['getBook', 'listBooks']);
+    expect(extra.map(([name]) => name)).toEqual(['listBooks']);
+  });
+
   it("tells a REST call whose middleware answered the request itself with the status it answered", async () => {
     const app = new Application();
     const told: Told[] = [];

@@ -312,8 +312,19 @@ const OBSERVERS = createContextKey<readonly OperationObserver[]>('fw.operationOb
 export function observeOperations(ctx: RequestContext, observer: OperationObserver): void {
   if (typeof observer !== 'function') throw new TypeError('observeOperations expects a function');
   const current = ctx.get(OBSERVERS);
-  if (current === undefined) ctx.set(OBSERVERS, [observer]);
+  if (current === undefined) ctx.set(OBSERVERS, alone(observer));
   else if (!current.includes(observer)) ctx.set(OBSERVERS, [...current, observer]);
+}
+
+// The list of one observer, made once per observer: a plugin that observes every request (metrics)
+// adds no array per request. Lists are never changed in place (adding one makes a new list).
+const ALONE = new WeakMap<OperationObserver, readonly OperationObserver[]>();
+let lastAlone: readonly OperationObserver[] = [];
+function alone(observer: OperationObserver): readonly OperationObserver[] {
+  if (lastAlone[0] === observer) return lastAlone;
+  let list = ALONE.get(observer);
+  if (list === undefined) ALONE.set(observer, (list = Object.freeze([observer])));
+  return (lastAlone = list);
 }
 
 /** Tells each of `observers` how a call ended; never throws. */

@@ -76,6 +76,32 @@ describe('createContextKey', () => {
   });
 });
 
+describe('ContextVariables', () => {
+  it('keeps every key apart, however many a request sets, each with its last value and the others at their defaults', () => {
+    const keys = Array.from({ length: 6 }, (_, i) => createContextKey<number>(`k${i}`, { default: -i }));
+    // Every order of setting: the first keys live in slots of their own, the rest in a map.
+    for (const order of [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 0, 4, 1, 5, 3]]) {
+      const variables = new ContextVariables();
+      const set = new Map<number, number>();
+      for (const [step, i] of order.entries()) {
+        variables.set(keys[i]!, step * 10);
+        set.set(i, step * 10);
+        // Setting one again replaces its value and moves nothing.
+        variables.set(keys[order[0]!]!, 99);
+        set.set(order[0]!, 99);
+        for (const [j, key] of keys.entries()) expect(variables.get(key)).toBe(set.has(j) ? set.get(j) : -j);
+      }
+    }
+  });
+
+  it('keeps a value set to undefined in a slot and in the map', () => {
+    const keys = Array.from({ length: 3 }, (_, i) => createContextKey<number | undefined>(`u${i}`, { default: 7 }));
+    const variables = new ContextVariables();
+    for (const key of keys) variables.set(key, undefined);
+    for (const key of keys) expect(variables.get(key)).toBeUndefined();
+  });
+});
+
 describe('RequestContext middleware', () => {
   it('runs protocol-neutral middleware with app.use and in routes', async () => {
     const seen: string[] = [];

@@ -113,13 +113,17 @@ export class Recorder {
     // Requests answered before the chain ran (414, 503 while closing) and ignored ones have none.
     if (start === undefined) return;
     ctx.set(STARTED, undefined);
-    this.#active[methodIndex(ctx.method)]!--;
-    this.recordHttp(ctx, status, (performance.now() - start) / 1000);
+    const index = methodIndex(ctx.method);
+    this.#active[index]!--;
+    this.#record(ctx, index, status, (performance.now() - start) / 1000);
   };
 
   /** Records a finished HTTP request that took `seconds` (one measured before the SDK had started: it was never counted as active). */
   recordHttp(ctx: Context, status: number, seconds: number): void {
-    const index = methodIndex(ctx.method);
+    this.#record(ctx, methodIndex(ctx.method), status, seconds);
+  }
+
+  #record(ctx: Context, index: number, status: number, seconds: number): void {
     const graphql = ctx.protocol === 'graphql';
     // A claimed path (the GraphQL endpoint) is exact, so the path is its route template; a request
     // no route matched has no route (its raw path would make a series per path).
