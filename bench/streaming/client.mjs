@@ -4,7 +4,10 @@
 // {"delivered":D,"seconds":S} when every subscriber has received every one; "close" ends every
 // subscription, waits until the server counts none, prints {"closed":true} and exits.
 //   node client.mjs <protocol> <http-port> <grpc-port> <subscribers> <events>
-// Protocols: sse (fw's REST route), graphql-sse (distinct-connections mode), graphql-ws, grpc.
+// Protocols: sse (fw's REST route), graphql-sse (distinct-connections mode), graphql-ws, grpc,
+// connect and connect-proto (a Connect server stream, JSON or binary, through connect-node's own
+// client over HTTP/1.1: each stream's events are checked, in order and in content, and a bad one
+// fails the run). Each result line also carries the client's own CPU seconds for the run.
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 
@@ -138,11 +141,59 @@ async function openGrpc() {
   };
 }
 
+/** Events that arrived out of order or not as sent (Connect streams, which are checked one by one). */
+let bad = 0;
+let firstBad;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+async function openConnect(useBinaryFormat) {
+  const { createClient } = await import('@connectrpc/connect');
+  const { createConnectTransport } = await import('@connectrpc/connect-node');
+  const { catalogService } = await import('../http/servers/connect-shared.mjs');
+  const { ticksOperation } = await import('./operation.mjs');
+  const service = catalogService({ operations: [await ticksOperation()], service: 'bench.Ticker' });
+  const client = createClient(service, createConnectTransport({ httpVersion: '1.1', baseUrl: `http://127.0.0.1:${port}`, useBinaryFormat }));
+  const controllers = [];
+  for (let i = 0; i < total; i++) {
+    const controller = new AbortController();
+    controllers.push(controller);
+    void (async () => {
+      // Every "go" publishes n = 0 … events-1: the k-th event of a stream must carry n = k mod events.
+      let k = 0;
+      try {
+        for await (const response of client.ticks({}, { signal: controller.signal })) {
+          const { tick } = response;
+          const keys = Object.keys(response).filter((key) => key !== '$typeName');
+          if (tick === undefined || keys.length !== 1 || tick.n !== k % events || typeof tick.at !== 'string' || !ISO_DATE.test(tick.at) || Object.keys(tick).filter((key) => key !== '$typeName').length !== 2) {
+            bad++;
+            firstBad ??= { expectedN: k % events, got: response };
+          }
+          firstPayload ??= { tick: { n: tick?.n, at: tick?.at } };
+          k++;
+          deliver(1);
+        }
+        if (!controller.signal.aborted) {
+          bad++;
+          firstBad ??= { error: 'the stream ended before the client closed it' };
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          bad++;
+          firstBad ??= { error: String(error) };
+        }
+      }
+    })();
+  }
+  return () => controllers.forEach((controller) => controller.abort());
+}
+
 let close;
 if (protocol === 'sse') close = await openSse('/events', 'GET', undefined, 'data:');
 else if (protocol === 'graphql-sse') close = await openSse('/graphql', 'POST', JSON.stringify({ query: QUERY }), 'event: next');
 else if (protocol === 'graphql-ws') close = await openGraphqlWs();
 else if (protocol === 'grpc') close = await openGrpc();
+else if (protocol === 'connect') close = await openConnect(false);
+else if (protocol === 'connect-proto') close = await openConnect(true);
 else throw new Error(`unknown protocol ${protocol}`);
 console.log(JSON.stringify({ subscribed: await until(total) }));
 
@@ -152,10 +203,12 @@ for await (const line of lines) {
     target = delivered + total * events;
     const done = new Promise((resolve) => (reached = resolve));
     const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
     await request('POST', `/publish?n=${events}`);
     await Promise.race([done, sleep(60_000)]);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    console.log(JSON.stringify({ delivered: delivered - (target - total * events), expected: total * events, seconds, sample: firstPayload }));
+    const { user, system } = process.cpuUsage(cpu);
+    console.log(JSON.stringify({ delivered: delivered - (target - total * events), expected: total * events, seconds, clientCpuSeconds: (user + system) / 1e6, bad, firstBad, sample: firstPayload }));
   } else if (line === 'close') {
     close();
     // Server code that keeps running after its client left is a defect the peers' users report:

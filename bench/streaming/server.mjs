@@ -1,10 +1,16 @@
 // Streaming benchmark server: one topic of "tick" events fanned out to every subscriber. VARIANT:
 //   fw         — fw: one streaming operation (`defineOperation({ stream: true })`) served as
 //                server-sent events (GET /events), GraphQL subscriptions (graphql-sse and graphql-ws
-//                on /graphql) and a gRPC server stream (bench.Ticker/Ticks on GRPC_PORT), fed by
-//                fw's in-memory pub/sub;
+//                on /graphql), a gRPC server stream (bench.Ticker/Ticks on GRPC_PORT) and the same
+//                method as a Connect server stream (POST /bench.Ticker/Ticks on the HTTP port), fed
+//                by fw's in-memory pub/sub;
 //   yoga       — graphql-yoga on node:http, the same schema over GraphQL-over-SSE, fed by yoga's pub/sub;
-//   mercurius  — Fastify + mercurius with `subscription: true` (WebSocket), fed by mercurius's pub/sub.
+//   mercurius  — Fastify + mercurius with `subscription: true` (WebSocket), fed by mercurius's pub/sub;
+//   connect-node — @connectrpc/connect-node's connectNodeAdapter on node:http, serving the proto fw
+//                generates for the same operation (`bench.Ticker/Ticks`, compiled by `buf build`,
+//                http/servers/connect-shared.mjs) with a plain async generator handler, fed by the
+//                same in-memory pub/sub as fw (connect-node has none of its own), so the two compare
+//                the transports. fw serves the same method over Connect on its HTTP port.
 // Every server answers POST /publish?n=N (publishes N events one after another, then answers),
 // GET /subscribers (how many subscribers the topic has now) and POST /gc (a full collection, then
 // the heap and external memory in use, for the memory figure; servers run with --expose-gc).
@@ -44,7 +50,7 @@ if (variant === 'fw') {
   const pubsub = createPubSub({ replay: { size: 0 } });
   const grpcPort = Number(process.env.GRPC_PORT);
   const app = createApp({
-    protocols: { graphql: {}, grpc: { port: grpcPort, host: '127.0.0.1' } },
+    protocols: { graphql: {}, grpc: { port: grpcPort, host: '127.0.0.1' }, connect: true },
     // The benchmark opens many streams from one address.
     streams: { maxPerClient: 100_000, maxOpen: 100_000 },
   });
@@ -61,7 +67,7 @@ if (variant === 'fw') {
     app.get(path, async (ctx) => ctx.json(await control(ctx.req.url, (data) => pubsub.publish('ticks', data), () => pubsub.subscribers('ticks'))));
   }
   await app.listen(0, '127.0.0.1');
-  announce(app.server.address().port, ['sse', 'graphql-sse', 'graphql-ws', 'grpc']);
+  announce(app.server.address().port, ['sse', 'graphql-sse', 'graphql-ws', 'grpc', 'connect', 'connect-proto']);
 } else if (variant === 'yoga') {
   const { createPubSub, createSchema, createYoga } = await import('graphql-yoga');
   const pubsub = createPubSub();
@@ -125,6 +131,29 @@ if (variant === 'fw') {
   app.post('/gc', route);
   await app.listen({ port: 0, host: '127.0.0.1' });
   announce(app.server.address().port, ['graphql-ws']);
+} else if (variant === 'connect-node') {
+  const { connectNodeAdapter } = await import('@connectrpc/connect-node');
+  const { createPubSub } = await import('@fw/app/middleware');
+  const { catalogService } = await import('../http/servers/connect-shared.mjs');
+  const { ticksOperation } = await import('./operation.mjs');
+  const pubsub = createPubSub({ replay: { size: 0 } });
+  const service = catalogService({ operations: [await ticksOperation()], service: 'bench.Ticker' });
+  const handler = connectNodeAdapter({
+    routes(router) {
+      router.service(service, {
+        // TicksResponse { tick: Tick }: the message fw's generated proto wraps each event in.
+        async *ticks(_request, ctx) {
+          for await (const message of pubsub.subscribe('ticks', { signal: ctx.signal })) yield { tick: message.data };
+        },
+      });
+    },
+  });
+  const server = http.createServer((req, res) => {
+    const answer = control(req.url, (data) => pubsub.publish('ticks', data), () => pubsub.subscribers('ticks'));
+    if (answer === undefined) return handler(req, res);
+    answer.then((body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+  });
+  server.listen(0, '127.0.0.1', () => announce(server.address().port, ['connect', 'connect-proto']));
 } else {
-  throw new Error(`VARIANT must be fw, yoga or mercurius (got ${variant})`);
+  throw new Error(`VARIANT must be fw, yoga, mercurius or connect-node (got ${variant})`);
 }

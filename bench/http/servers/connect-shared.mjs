@@ -1,6 +1,7 @@
 // The Connect suite's service, defined once: fw serves it as an operation (its generated proto),
 // and @connectrpc/connect-node's connectNodeAdapter serves the same proto, compiled by `buf build`,
-// with a plain handler. Both answer the same message.
+// with a plain handler. Both answer the same message. The streaming suite takes its server-stream
+// service (`bench.Ticker`, from streaming/operation.mjs) through the same `catalogService()`.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,11 +24,14 @@ export const getBook = defineOperation({
   handler: ({ id }) => ({ ...BOOK, id }),
 });
 
-/** `bench.v1.Catalog` as connect-node needs it: the descriptor `buf build` makes of the proto fw generates. */
-export function catalogService() {
+/**
+ * A service as connect-node needs it: the descriptor `buf build` makes of the proto fw generates
+ * for `operations`. By default `bench.v1.Catalog` (GetBook).
+ */
+export function catalogService({ operations = [getBook], service: name = 'bench.v1.Catalog' } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'fw-bench-connect-'));
   try {
-    for (const { file, text } of generateProtos([getBook])) {
+    for (const { file, text } of generateProtos(operations)) {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
       writeFileSync(join(dir, file), text);
     }
@@ -35,8 +39,8 @@ export function catalogService() {
     const buf = join(dirname(createRequire(import.meta.url).resolve('@bufbuild/buf/package.json')), 'bin', 'buf');
     execFileSync(buf, ['build', dir, '-o', join(dir, 'image.binpb')]);
     const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(join(dir, 'image.binpb'))));
-    const service = registry.getService('bench.v1.Catalog');
-    if (service === undefined) throw new Error('bench.v1.Catalog is not in the buf image');
+    const service = registry.getService(name);
+    if (service === undefined) throw new Error(`${name} is not in the buf image`);
     return service;
   } finally {
     rmSync(dir, { recursive: true, force: true });
