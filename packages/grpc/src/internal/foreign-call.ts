@@ -5,6 +5,7 @@ import type { RequestContext } from '@fw/core';
 import { CARRIER, type GrpcContext } from '../context.js';
 import type { GrpcForeignCallInit } from '../types.js';
 import { grpcJs } from './libraries.js';
+import { CONNECTION_HEADERS } from './metadata.js';
 
 /**
  * The call objects a handler gets when another transport (Connect, gRPC-Web) carries its call: the
@@ -16,12 +17,7 @@ import { grpcJs } from './libraries.js';
 // What carries a call and is not metadata: the HTTP/1.1 connection, the protocols' own headers.
 const TRANSPORT_HEADERS = new Set([
   'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
+  ...CONNECTION_HEADERS,
   'content-type',
   'content-length',
   'content-encoding',
@@ -73,58 +69,76 @@ class CallCore {
   }
 }
 
+/** The call's state, shared by the members every call object has (the mixin below). */
+const CORE: unique symbol = Symbol('fw.grpc.foreignCallCore');
+
+// A mixin's constructor must take `any[]` (TypeScript's rule for mixin classes).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type EmitterClass = abstract new (...args: any[]) => EventEmitter;
+
+/**
+ * What a unary call and a stream have alike, as grpc-js's server calls have it: the metadata,
+ * cancellation, the peer, the deadline, the path and host, the initial metadata it sends. The two
+ * extend different node classes (an emitter, a Writable), hence a mixin over either.
+ */
+function withCallMembers<TBase extends EmitterClass>(Base: TBase) {
+  abstract class CallMembers extends Base {
+    declare ctx: GrpcContext;
+    declare [CORE]: CallCore;
+
+    get metadata(): Metadata {
+      return this[CORE].metadata;
+    }
+
+    get cancelled(): boolean {
+      return this[CORE].cancelled;
+    }
+
+    getPeer(): string {
+      return this[CORE].init.peer;
+    }
+
+    getDeadline(): Date | number {
+      return this[CORE].deadline();
+    }
+
+    getPath(): string {
+      return this[CORE].path;
+    }
+
+    getHost(): string {
+      return this[CORE].host();
+    }
+
+    /** No TLS peer: the transport that carries the call terminates it (or not) before the app. */
+    getAuthContext(): Record<string, never> {
+      return {};
+    }
+
+    sendMetadata(metadata: Metadata): void {
+      this[CORE].sent ??= metadata.clone();
+    }
+  }
+  return CallMembers;
+}
+
 /** A unary call. */
-export class ForeignUnaryCall extends EventEmitter {
-  declare ctx: GrpcContext;
+export class ForeignUnaryCall extends withCallMembers(EventEmitter) {
   readonly [CARRIER]: RequestContext | undefined;
-  readonly #core: CallCore;
 
   constructor(
     readonly request: unknown,
     core: CallCore,
   ) {
     super();
-    this.#core = core;
+    this[CORE] = core;
     this[CARRIER] = core.init.carrier;
-  }
-
-  get metadata(): Metadata {
-    return this.#core.metadata;
-  }
-
-  get cancelled(): boolean {
-    return this.#core.cancelled;
-  }
-
-  getPeer(): string {
-    return this.#core.init.peer;
-  }
-
-  getDeadline(): Date | number {
-    return this.#core.deadline();
-  }
-
-  getPath(): string {
-    return this.#core.path;
-  }
-
-  getHost(): string {
-    return this.#core.host();
-  }
-
-  /** No TLS peer: the transport that carries the call terminates it (or not) before the app. */
-  getAuthContext(): Record<string, never> {
-    return {};
-  }
-
-  sendMetadata(metadata: Metadata): void {
-    this.#core.sent ??= metadata.clone();
   }
 
   /** Cancels the call: the handler sees `cancelled` and `'cancelled'`. */
   cancel(): void {
-    if (this.#core.cancelled) return;
-    this.#core.cancelled = true;
+    if (this[CORE].cancelled) return;
+    this[CORE].cancelled = true;
     this.emit('cancelled', 'cancelled');
   }
 }
@@ -141,14 +155,12 @@ interface EmittedStatus {
  * transport takes it (`take()`), so a write that finds one waiting returns false and `'drain'`
  * follows once it was taken.
  */
-export class ForeignStreamCall extends Writable {
-  declare ctx: GrpcContext;
+export class ForeignStreamCall extends withCallMembers(Writable) {
   readonly [CARRIER]: RequestContext | undefined;
   /** The trailers given to `end(metadata)`. */
   trailers: Metadata | undefined = undefined;
   /** The status the call failed with (emitted on `'error'`). */
   failure: EmittedStatus | undefined = undefined;
-  readonly #core: CallCore;
   readonly #queue: Array<{ bytes: Uint8Array; taken: () => void }> = [];
   #over = false;
   #wake: (() => void) | undefined = undefined;
@@ -159,7 +171,7 @@ export class ForeignStreamCall extends Writable {
     private readonly serialize: (value: unknown) => Uint8Array,
   ) {
     super({ objectMode: true, highWaterMark: 1 });
-    this.#core = core;
+    this[CORE] = core;
     this[CARRIER] = core.init.carrier;
     // As grpc-js: an emitted error (the runner maps it to a status first) ends the call with that status.
     this.on('error', (status: EmittedStatus) => {
@@ -171,39 +183,6 @@ export class ForeignStreamCall extends Writable {
     this.once('close', () => this.#finish());
   }
 
-  get metadata(): Metadata {
-    return this.#core.metadata;
-  }
-
-  get cancelled(): boolean {
-    return this.#core.cancelled;
-  }
-
-  getPeer(): string {
-    return this.#core.init.peer;
-  }
-
-  getDeadline(): Date | number {
-    return this.#core.deadline();
-  }
-
-  getPath(): string {
-    return this.#core.path;
-  }
-
-  getHost(): string {
-    return this.#core.host();
-  }
-
-  /** No TLS peer: the transport that carries the call terminates it (or not) before the app. */
-  getAuthContext(): Record<string, never> {
-    return {};
-  }
-
-  sendMetadata(metadata: Metadata): void {
-    this.#core.sent ??= metadata.clone();
-  }
-
   /** grpc-js's `end(metadata?)`: the trailers, then the end of the stream. */
   // @ts-expect-error -- grpc-js's server stream redefines `end` with the trailers as its one argument
   override end(metadata?: Metadata): this {
@@ -213,7 +192,7 @@ export class ForeignStreamCall extends Writable {
 
   override _write(chunk: unknown, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     // Nobody reads a cancelled call: what is written is dropped, so a handler waiting for 'drain' goes on.
-    if (this.#core.cancelled) {
+    if (this[CORE].cancelled) {
       callback();
       return;
     }
@@ -243,8 +222,8 @@ export class ForeignStreamCall extends Writable {
 
   /** Cancels the call: the handler sees `cancelled` and `'cancelled'`; what it writes from now on is dropped. */
   cancel(): void {
-    if (this.#core.cancelled) return;
-    this.#core.cancelled = true;
+    if (this[CORE].cancelled) return;
+    this[CORE].cancelled = true;
     this.emit('cancelled', 'cancelled');
     for (const item of this.#queue.splice(0)) item.taken();
     this.#finish();

@@ -1,16 +1,14 @@
 import type { Metadata } from '@grpc/grpc-js';
 
+/** HTTP's connection-specific headers: about the hop, never about the call. */
+export const CONNECTION_HEADERS: readonly string[] = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te'];
+
 /**
  * Headers a middleware may set for HTTP but that must not reach an HTTP/2 gRPC response: node's
  * http2 rejects connection-specific headers, and the gRPC ones belong to the transport.
  */
 const RESERVED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
+  ...CONNECTION_HEADERS,
   'content-type',
   'content-length',
   'grpc-status',
