@@ -48,7 +48,9 @@ export type {
   OperationProcedure,
   OperationRest,
   OperationRootField,
+  ScalarConstraints,
   ScalarKind,
+  ShapeAnnotations,
   TypeShape,
 } from './operation.js';
 export { Router, joinPaths } from './router.js';

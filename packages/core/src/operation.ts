@@ -42,6 +42,50 @@ export interface FieldShape {
   readonly deprecationReason?: string | undefined;
   /** On the input side, the value the field takes when it is left out, when that is a constant JSON value. */
   readonly default?: { readonly value: unknown } | undefined;
+  /**
+   * JSON Schema annotations of the field's own wrappers, outside its type (`.optional().describe('...')`,
+   * `.default(0).meta({ examples })`, `readOnly` of `.readonly()`): keywords as JSON Schema spells them,
+   * written over the type's in documents that carry JSON Schema (the outer wrapper wins).
+   */
+  readonly annotations?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * What every type shape may carry for documents that describe types with JSON Schema (OpenAPI):
+ * the `.meta()` of the type's own schema. Protocols without such keywords ignore them.
+ */
+export interface ShapeAnnotations {
+  readonly description?: string | undefined;
+  readonly title?: string | undefined;
+  /** Example values (`.meta({ examples })`). */
+  readonly examples?: readonly unknown[] | undefined;
+  /** The type is deprecated (`.meta({ deprecated: true })` on the type itself). */
+  readonly deprecated?: boolean | undefined;
+  /** Any other `.meta()` keys (a JSON Schema keyword, an `x-` extension), in their order, as given. */
+  readonly annotations?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * The checks of a scalar as JSON Schema states them (what the validator enforces), for documents
+ * that carry JSON Schema. On a file, `minLength`/`maxLength` bound its size in bytes.
+ */
+export interface ScalarConstraints {
+  readonly minLength?: number | undefined;
+  readonly maxLength?: number | undefined;
+  /** Regular expression sources (JavaScript syntax, unanchored) the string must all match. */
+  readonly patterns?: readonly string[] | undefined;
+  /** The JSON Schema `format` (`email`, `uuid`, `uri`, `date-time`, `date`, `ipv4`, ...). */
+  readonly format?: string | undefined;
+  /** `base64` or `base64url` for an encoded string. */
+  readonly contentEncoding?: string | undefined;
+  /** A file's allowed media types. */
+  readonly mime?: readonly string[] | undefined;
+  readonly minimum?: number | undefined;
+  readonly maximum?: number | undefined;
+  readonly exclusiveMinimum?: number | undefined;
+  readonly exclusiveMaximum?: number | undefined;
+  /** Divisors the number must all be a multiple of (each greater than 0). */
+  readonly multipleOf?: readonly number[] | undefined;
 }
 
 /**
@@ -50,30 +94,31 @@ export interface FieldShape {
  * source are one named type.
  */
 export type TypeShape =
-  | {
+  | ({
       readonly kind: 'scalar';
       readonly scalar: ScalarKind;
-      readonly description?: string | undefined;
       /** A string that identifies something, opaque to clients (a protocol may have a type of its own for it). */
       readonly identifier?: boolean | undefined;
-    }
-  | {
+    } & ScalarConstraints &
+      ShapeAnnotations)
+  | ({
       readonly kind: 'enum';
       readonly name: string | undefined;
       readonly values: readonly string[];
       readonly source: object;
-      readonly description?: string | undefined;
-    }
-  | {
+    } & ShapeAnnotations)
+  | ({
       readonly kind: 'object';
       readonly name: string | undefined;
       readonly fields: readonly FieldShape[];
       readonly source: object;
-      readonly description?: string | undefined;
-    }
-  | { readonly kind: 'list'; readonly of: TypeShape; readonly description?: string | undefined }
-  | { readonly kind: 'nullable'; readonly of: TypeShape; readonly description?: string | undefined }
-  | { readonly kind: 'map'; readonly of: TypeShape; readonly description?: string | undefined };
+      /** Unknown keys are refused on input (`z.strictObject()`); on output they are always dropped. */
+      readonly strict?: boolean | undefined;
+    } & ShapeAnnotations)
+  | ({ readonly kind: 'list'; readonly of: TypeShape; readonly minItems?: number | undefined; readonly maxItems?: number | undefined } & ShapeAnnotations)
+  | ({ readonly kind: 'nullable'; readonly of: TypeShape } & ShapeAnnotations)
+  /** `key`: the key's string shape, when it has checks or annotations of its own. */
+  | ({ readonly kind: 'map'; readonly of: TypeShape; readonly key?: TypeShape | undefined } & ShapeAnnotations);
 
 /** An object shape (an operation's input is always one). */
 export type ObjectShape = Extract<TypeShape, { kind: 'object' }>;

@@ -6,6 +6,7 @@ import { SchemaRegistry } from './internal/components.js';
 import { acceptsUndefined, convertSchema, isPlainJSONSchema } from './internal/convert.js';
 import { DEFAULT_INFO, DEFAULT_SECURITY_SCHEMES, OPENAPI_VERSION } from './defaults.js';
 import { ErrorComponents } from './internal/errors.js';
+import { ShapeSchema, shapeSchema } from './internal/shape-schema.js';
 import { normalizePrefix, operationIdFor, planOperations, type PlannedOperation } from './internal/routes.js';
 import type {
   ComponentsObject,
@@ -56,14 +57,21 @@ class DocumentBuilder {
   private readonly schemeName: string | undefined;
   private securityUsed = false;
   // Routes share schemas (one response schema on many routes): each is converted once per side.
-  // Operation inputs are cached apart: their dates are documented as strings.
+  // Operation inputs are cached apart: their dates are documented as strings. Operations' shapes are cached by shape.
   private readonly converted = { input: new WeakMap<object, JSONSchema>(), output: new WeakMap<object, JSONSchema>(), operationInput: new WeakMap<object, JSONSchema>() };
+  private readonly fromShapes = { input: new WeakMap<object, JSONSchema>(), output: new WeakMap<object, JSONSchema>() };
+  /**
+   * Operations are documented from their type shapes (the ones GraphQL and gRPC are generated from),
+   * unless the user asked for their own converter: then from their schemas, through it.
+   */
+  private readonly shapes: boolean;
   private readonly onWarning: (warning: OpenAPIWarning) => void;
 
   constructor(private readonly options: OpenAPIOptions) {
     this.onWarning = options.onWarning ?? logWarning;
     this.schemes = options.securitySchemes ?? DEFAULT_SECURITY_SCHEMES;
     this.schemeName = Object.keys(this.schemes)[0];
+    this.shapes = options.convert === undefined && options.zodToJSONSchema === undefined;
   }
 
   build(routes: readonly Route[]): OpenAPIDocument {
@@ -111,6 +119,11 @@ class DocumentBuilder {
     const operationId = this.operationId(planned, meta.operationId ?? op?.name);
     const hint = upperFirst(operationId);
     const convert: Convert = (value, part, io, name, datesAsStrings = false) => {
+      if (value instanceof ShapeSchema) {
+        let converted = this.fromShapes[io].get(value.shape);
+        if (converted === undefined) this.fromShapes[io].set(value.shape, (converted = shapeSchema(value.shape, io)));
+        return this.registry.hoist(converted, hint + name, io);
+      }
       const cacheable = typeof value === 'object' && value !== null && this.options.convert === undefined;
       const cache = cacheable ? this.converted[datesAsStrings ? 'operationInput' : io] : undefined;
       let converted = cache?.get(value as object);
@@ -217,7 +230,7 @@ class DocumentBuilder {
    */
   private operationInput(planned: PlannedOperation, op: Operation, convert: Convert): { parameters: ParameterObject[]; requestBody?: RequestBodyObject } {
     const fromBody = readsBody(planned.method);
-    const input = convert(op.schemas.input, fromBody ? 'body' : 'query', 'input', 'Input', true);
+    const input = convert(this.shapes ? new ShapeSchema(op.input) : op.schemas.input, fromBody ? 'body' : 'query', 'input', 'Input', true);
     const parameters = this.pathParameters(planned, input);
     const shape = this.objectShape(input);
     if (shape === undefined) {
@@ -244,11 +257,12 @@ class DocumentBuilder {
    * a streaming operation's route answers 200 with server-sent events, each event's data one output value.
    */
   private operationResponse(op: Operation): Record<string, unknown> {
+    const output = this.shapes ? new ShapeSchema(op.output) : op.schemas.output;
     if (op.stream === true) {
-      return { '200': { description: 'A stream of server-sent events (text/event-stream): each event\'s `data` is one value of this schema as JSON, its `id` a resume point for `Last-Event-ID`; an `error` event carries the error body and ends the stream', schema: op.schemas.output, contentType: 'text/event-stream' } };
+      return { '200': { description: 'A stream of server-sent events (text/event-stream): each event\'s `data` is one value of this schema as JSON, its `id` a resume point for `Last-Event-ID`; an `error` event carries the error body and ends the stream', schema: output, contentType: 'text/event-stream' } };
     }
     const status = op.rest?.status ?? 200;
-    return { [String(status)]: NO_BODY_STATUSES.has(status) ? null : op.schemas.output };
+    return { [String(status)]: NO_BODY_STATUSES.has(status) ? null : output };
   }
 
   private pathParameters(planned: PlannedOperation, schema: JSONSchema | undefined): ParameterObject[] {

@@ -1,4 +1,5 @@
 import type { FieldShape, ObjectShape, TypeShape } from '@fw/core';
+import { annotationsOf, fileConstraints, listConstraints, numberConstraints, stringConstraints } from './constraints.js';
 import { numberKind } from './number-kind.js';
 import { child, descriptionOf, enumValues, idOf, isZod4, kindOf, metaOf, TRANSPARENT, type ZodDef, type ZodNode } from './zod4.js';
 
@@ -75,10 +76,10 @@ class ShapeBuilder {
         return this.build(this.#side(node, path), path, position);
       case 'string':
       case 'template_literal':
-        return described(identifierOf(node, path) ? { kind: 'scalar', scalar: 'string', identifier: true } : { kind: 'scalar', scalar: 'string' }, node);
+        return described({ kind: 'scalar', scalar: 'string', ...(identifierOf(node, path) ? { identifier: true } : {}), ...stringConstraints(node) }, node);
       case 'number':
       case 'int':
-        return described({ kind: 'scalar', scalar: numberKind(node) }, node);
+        return described({ kind: 'scalar', scalar: numberKind(node), ...numberConstraints(node) }, node);
       case 'boolean':
         return described({ kind: 'scalar', scalar: 'boolean' }, node);
       case 'date':
@@ -86,7 +87,7 @@ class ShapeBuilder {
       case 'file':
         // A file is uploaded, never answered: no protocol has a way to send one back in a message.
         if (this.direction === 'output') throw new ShapeError(path, 'z.file() is for inputs only (an upload); answer a URL or the bytes as a base64 z.string()');
-        return described({ kind: 'scalar', scalar: 'file' }, node);
+        return described({ kind: 'scalar', scalar: 'file', ...fileConstraints(node) }, node);
       case 'enum':
       case 'literal':
         return this.#enum(node, this.#choices(node, path));
@@ -95,7 +96,7 @@ class ShapeBuilder {
       case 'array': {
         const element = child(def, 'element');
         if (element === undefined) throw new ShapeError(path, `${kindOf(node)} has no element schema`);
-        return described({ kind: 'list', of: this.build(element, `${path}[]`, 'element') }, node);
+        return described({ kind: 'list', of: this.build(element, `${path}[]`, 'element'), ...listConstraints(node) }, node);
       }
       case 'record':
         return this.#record(node, path);
@@ -174,7 +175,11 @@ class ShapeBuilder {
     if (key === undefined || key._zod.def.type !== 'string' || value === undefined) {
       throw new ShapeError(path, `z.record() with keys other than z.string() ${SERVED} (use z.object() with those keys)`);
     }
-    return described({ kind: 'map', of: this.build(value, `${path}{}`, 'value') }, node);
+    const of = this.build(value, `${path}{}`, 'value');
+    // The key's own checks and annotations (z.string().min(1)) are documented as the map's property names.
+    const keyShape = this.build(key, `${path}{key}`, 'value');
+    const plain = Object.keys(keyShape).every((name) => name === 'kind' || name === 'scalar');
+    return described(plain ? { kind: 'map', of } : { kind: 'map', of, key: keyShape }, node);
   }
 
   #object(node: ZodNode, path: string): TypeShape {
@@ -201,10 +206,13 @@ class ShapeBuilder {
         const value = defaultOf(schema);
         if (value !== undefined) field.default = value;
       }
+      const annotations = fieldAnnotations(schema, this.direction);
+      if (annotations !== undefined) field.annotations = annotations;
       fields.push(Object.freeze(field));
     }
     this.#building.delete(node);
-    const shape = described({ kind: 'object', name: idOf(node), fields: Object.freeze(fields), source: node }, node);
+    const strict = catchall === 'never' ? { strict: true } : {};
+    const shape = described({ kind: 'object', name: idOf(node), fields: Object.freeze(fields), source: node, ...strict }, node);
     shapes[this.direction].set(node, shape);
     return shape;
   }
@@ -277,20 +285,24 @@ function deprecationOf(schema: ZodNode, direction: Direction): Pick<FieldShape, 
 function defaultOf(schema: ZodNode): { readonly value: unknown } | undefined {
   for (const node of wrappers(schema, 'input')) {
     const def = node._zod.def;
-    if (def.type !== 'default') continue;
-    const read = (): string | undefined => {
-      try {
-        const value: unknown = def.defaultValue;
-        return isJsonValue(value) ? JSON.stringify(value) : undefined;
-      } catch {
-        return undefined;
-      }
-    };
-    const first = read();
-    if (first === undefined || read() !== first) return undefined;
-    return Object.freeze({ value: JSON.parse(first) as unknown });
+    if (def.type === 'default') return constantOf(() => def.defaultValue);
   }
   return undefined;
+}
+
+/** What `read` gives, when it is the same JSON value on two reads (a frozen copy). */
+function constantOf(read: () => unknown): { readonly value: unknown } | undefined {
+  const json = (): string | undefined => {
+    try {
+      const value = read();
+      return isJsonValue(value) ? JSON.stringify(value) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const first = json();
+  if (first === undefined || json() !== first) return undefined;
+  return Object.freeze({ value: JSON.parse(first) as unknown });
 }
 
 function isJsonValue(value: unknown): boolean {
@@ -310,8 +322,39 @@ function identifierOf(node: ZodNode, path: string): boolean {
   return true;
 }
 
-/** `shape` with the schema's description, if it has one; frozen (shapes are shared). */
+/** The wrappers of a field outside its type: they leave the type as it is and may carry annotations of their own. */
+const OUTER = new Set(['optional', 'pipe', ...TRANSPARENT]);
+
+/**
+ * The JSON Schema annotations of a field's own wrappers (`.optional().describe()`), merged as zod's
+ * `toJSONSchema` merges a wrapper over its inner schema (the outer one wins): their `.meta()`, the
+ * value of `.default()` (on both sides, as zod documents it), `.prefault()` (input) and `.catch()`
+ * when it is a constant JSON value, and `readOnly` of `.readonly()`. The default comes first.
+ */
+function fieldAnnotations(schema: ZodNode, direction: Direction): Readonly<Record<string, unknown>> | undefined {
+  const outer: ZodNode[] = [];
+  for (const node of wrappers(schema, direction)) {
+    if (!OUTER.has(node._zod.def.type)) break;
+    outer.push(node);
+  }
+  const merged: Record<string, unknown> = {};
+  for (const node of outer.reverse()) {
+    const def = node._zod.def;
+    let value: { readonly value: unknown } | undefined;
+    if (def.type === 'default' || (def.type === 'prefault' && direction === 'input')) value = constantOf(() => def.defaultValue);
+    else if (def.type === 'catch' && typeof def.catchValue === 'function') value = constantOf(() => (def.catchValue as (ctx: unknown) => unknown)(undefined));
+    if (value !== undefined) merged.default = value.value;
+    if (def.type === 'readonly') merged.readOnly = true;
+    const meta = metaOf(node) as Readonly<Record<string, unknown>> | undefined;
+    for (const [key, v] of Object.entries(meta ?? {})) if (key !== 'id' && v !== undefined) merged[key] = v;
+  }
+  if (Object.keys(merged).length === 0) return undefined;
+  return Object.freeze('default' in merged ? { default: merged.default, ...merged } : merged);
+}
+
+/** `shape` with the schema's description and annotations, if it has them; frozen (shapes are shared). */
 function described<T extends TypeShape>(shape: T, node: ZodNode): T {
   const description = descriptionOf(node);
-  return Object.freeze(description === undefined ? shape : { ...shape, description });
+  const annotations = annotationsOf(node);
+  return Object.freeze({ ...shape, ...annotations, ...(description === undefined ? {} : { description }) }) as unknown as T;
 }
