@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { createApp, emit, type App } from '@fw/app';
 import { defineOperation } from '@fw/app/validate';
+import { NO_CHECK } from '../src/emit/client.js';
 import { thing, thingsApp, watched } from './fixtures/client/things-app.js';
 import { createClient, FwClientError, isFwClientError, type Tick } from './fixtures/client/things-client.js';
 
@@ -29,6 +30,12 @@ function run(file: string, args: string[], cwd = PACKAGE): Promise<Run> {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr });
     });
   });
+}
+
+/** The client's text without its `@ts-nocheck` line: what the tests type-check. */
+function withoutNoCheck(text: string): string {
+  expect(text).toContain(NO_CHECK);
+  return text.replace(NO_CHECK, '');
 }
 
 let dir: string;
@@ -123,19 +130,44 @@ describe('the names of the generated types', () => {
     expect(text).toContain('  put_clash(input: PutClashInput, options?: CallOptions): Promise<PutClashOutput>;');
     expect(text).toContain('export interface Client {');
     const project = join(dir, 'tsconfig.names.json');
-    await writeFile(project, JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] }, files: [path] }));
+    const checked = join(dir, 'names-client-checked.ts');
+    await writeFile(checked, withoutNoCheck(text));
+    await writeFile(project, JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] }, files: [checked] }));
     expect(await run(TSC, ['-p', project])).toMatchObject({ code: 0, stdout: '' });
   });
 });
 
 describe('a consumer of the generated client', () => {
-  /** Runs tsc on the consumer and the client with these compiler options. */
+  /**
+   * Runs tsc on the consumer and the client with these compiler options, the client's
+   * `@ts-nocheck` line taken out, so that its own declarations and code are checked too.
+   */
   async function typecheck(name: string, compilerOptions: Record<string, unknown>): Promise<Run> {
+    const checked = join(dir, `checked-${name}`);
+    await mkdir(checked, { recursive: true });
+    await writeFile(join(checked, 'things-client.ts'), withoutNoCheck(await readFile(COMMITTED, 'utf8')));
+    await writeFile(join(checked, 'consumer.ts'), await readFile(join(FIXTURES, 'consumer.ts'), 'utf8'));
     const project = join(dir, `tsconfig.${name}.json`);
     const options = { strict: true, noEmit: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', skipLibCheck: true, ...compilerOptions };
-    await writeFile(project, JSON.stringify({ compilerOptions: options, files: [join(FIXTURES, 'consumer.ts'), COMMITTED] }));
+    await writeFile(project, JSON.stringify({ compilerOptions: options, files: [join(checked, 'consumer.ts'), join(checked, 'things-client.ts')] }));
     return run(TSC, ['-p', project]);
   }
+
+  it("starts with @ts-nocheck on its third line, so a consumer's compiler checks only the calls", async () => {
+    const lines = (await readFile(COMMITTED, 'utf8')).split('\n');
+    expect(lines[2]).toBe(NO_CHECK.trimEnd());
+    expect(lines.filter((line) => line.includes('@ts-nocheck'))).toHaveLength(1);
+  });
+
+  it('hides no error of its own: with the line taken out, a broken declaration is reported', async () => {
+    const broken = join(dir, 'broken-client.ts');
+    const text = withoutNoCheck(await readFile(COMMITTED, 'utf8')).replace('export interface Client {', 'export interface Client extends Missing {');
+    await writeFile(broken, text);
+    const project = join(dir, 'tsconfig.broken.json');
+    await writeFile(project, JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [] }, files: [broken] }));
+    const result = await run(TSC, ['-p', project]);
+    expect(result.stdout).toMatch(/broken-client\.ts\(\d+,\d+\): error TS2304: Cannot find name 'Missing'/);
+  });
 
   it('type-checks with the DOM types alone (fetch is all the client needs), every @ts-expect-error line an error', async () => {
     const result = await typecheck('dom', { lib: ['ES2022', 'DOM'], types: [] });
