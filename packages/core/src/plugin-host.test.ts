@@ -1,5 +1,7 @@
 import { Application, type ApplicationConfig } from './application.js';
-import type { Context } from './context.js';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { Context } from './context.js';
 import { HTTPError } from './http-error.js';
 import type { PluginHost } from './plugin-host.js';
 import { withMeta } from './route-meta.js';
@@ -199,6 +201,25 @@ describe('onResponse', () => {
     expect((await app.inject('/fail')).statusCode).toBe(500);
     expect(seen).toEqual([['/fail', 500]]);
     expect(logged.map(([message]) => message)).toEqual(['Error on GET /fail', 'The error handler threw', 'An onResponse hook threw']);
+  });
+
+  it("tells the hooks of a context a plugin made itself (host.answered), a throwing hook logged and the others run", () => {
+    const { host, logged } = hostOf();
+    host.onResponse(() => {
+      throw new Error('hook failed');
+    });
+    const seen = record(host);
+    const req = new IncomingMessage(new Socket());
+    req.url = '/socket?x=1';
+    req.method = 'GET';
+    const ctx = new Context(req, new ServerResponse(req), host.contextSettings);
+    host.answered(ctx, 101);
+    host.answered(ctx, 401);
+    expect(seen).toEqual([
+      ['/socket', 101],
+      ['/socket', 401],
+    ]);
+    expect(logged.map(([message]) => message)).toEqual(['An onResponse hook threw', 'An onResponse hook threw']);
   });
 
   it('passes the context the chain ran with', async () => {

@@ -8,6 +8,7 @@ import { createOriginCheck, type WithHeaders } from './origin-policy.js';
 import { createPerCallAdmission } from './per-call.js';
 import type { RequestContext } from './request-context.js';
 import type { OpenStream, StreamOpenOptions } from './stream-registry.js';
+import { tellResponseHooks } from './responder.js';
 import type { AnyMiddleware, Middleware, Route } from './types.js';
 
 /** Where the server listens, as `listen()` resolves it. */
@@ -125,6 +126,13 @@ export interface PluginHost {
   /** Runs `hook` as each HTTP request starts, before its chain; costs nothing while no hook is registered. A hook that throws is logged. */
   onRequest(hook: RequestHook): this;
   /**
+   * Tells the response hooks (`onResponse`) that `ctx`, a context the plugin made itself outside
+   * the HTTP pipeline, was answered with `status`: what ends a request's server span, for
+   * instance. A WebSocket connection's context, whose upgrade request the app's wrappers and
+   * middleware ran on at `connection_init`, is told the status it was admitted (101) or refused with.
+   */
+  answered(ctx: Context, status: number): void;
+  /**
    * Registers a stream about to open on any protocol, before its first byte: returns its `signal`
    * and `close()`, or throws an `HTTPError` (429 past `streams.maxPerClient` for the client key or
    * past `streams.maxOpen`, 503 while the app closes). `end(reason)` is called when the app closes
@@ -229,6 +237,9 @@ export function createPluginHost(backend: HostBackend): PluginHost {
     onRequest(fn) {
       hook(backend.requestHooks, 'onRequest', fn);
       return this;
+    },
+    answered(ctx, status) {
+      tellResponseHooks(backend.responseHooks, backend.log, ctx, status);
     },
     openStream: (options) => backend.openStream(options),
     streams: backend.streams,

@@ -224,15 +224,22 @@ export class Responder {
 
   /** Tells the response hooks the status sent. No hook, no work. */
   #answered(ctx: Context): void {
-    const hooks = this.hooks;
-    if (hooks.length === 0) return;
-    const status = ctx.res.statusCode;
-    for (const hook of hooks) {
-      try {
-        hook(ctx, status);
-      } catch (err) {
-        this.log('An onResponse hook threw', err);
-      }
+    if (this.hooks.length === 0) return;
+    tellResponseHooks(this.hooks, this.log, ctx, ctx.res.statusCode);
+  }
+}
+
+/**
+ * Tells each response hook that `ctx` was answered with `status`; a hook that throws is logged and
+ * the others still run. The responder's terminal paths and `host.answered()` (a context a plugin
+ * made outside the HTTP pipeline) both end here.
+ */
+export function tellResponseHooks(hooks: readonly ResponseHook[], log: LogFunction, ctx: Context, status: number): void {
+  for (const hook of hooks) {
+    try {
+      hook(ctx, status);
+    } catch (err) {
+      log('An onResponse hook threw', err);
     }
   }
 }

@@ -65,7 +65,7 @@ export function graphqlPlugin<TContext = unknown>(config: GraphQLConfig<TContext
           if (listed === undefined || listed[0] !== wrappers || listed[1] !== global) listed = [wrappers, global, Object.freeze([...wrappers, ...global])];
           return listed[2];
         };
-        const connect = createConnectStep({ middleware, contextSettings: () => appHost.contextSettings }, log);
+        const connect = createConnectStep({ middleware, contextSettings: () => appHost.contextSettings, answered: (ctx, status) => appHost.answered(ctx, status) }, log);
         const clientKey = (req: IncomingMessage): string => clientIp(req.socket.remoteAddress ?? '', headerValue(req.headers['x-forwarded-for']), appHost.contextSettings.trustProxy);
         const admission = { checkOrigin: (req: IncomingMessage) => appHost.checkOrigin(req), perCall: (ctx: Context) => appHost.perCall(ctx) };
         const limits = { maxPerConnection: subscriptions.maxPerConnection, connectionInitTimeout: subscriptions.connectionInitTimeout, maxPayload: () => appHost.contextSettings.bodyLimit };

@@ -7,7 +7,12 @@ export interface ConnectHost {
   /** The app's wrappers then its global middleware, in order (a new list after each `use`/`wrap`). */
   readonly middleware: () => readonly AnyMiddleware[];
   readonly contextSettings: () => Readonly<ContextSettings>;
+  /** `host.answered`: tells the app's response hooks the status a connection's context was answered with. */
+  readonly answered: (ctx: Context, status: number) => void;
 }
+
+/** The status of an upgrade request the WebSocket handshake answered. */
+const SWITCHING_PROTOCOLS = 101;
 
 /** A connection the app's middleware let through (its fw context), or the status it was refused with. */
 export type Connected = { readonly ctx: Context } | { readonly status: number; readonly message: string };
@@ -18,7 +23,9 @@ export type Connected = { readonly ctx: Context } | { readonly status: number; r
  * with `authorization` taken from the init payload when the request had none (browsers cannot set
  * headers on a WebSocket): `{ authorization: 'Bearer …' }` as it is, `{ token: '…' }` as a bearer
  * token. A middleware that throws refuses with its status (401, 403, 429, ...); one that answers
- * itself without calling `next()` refuses with the status it set.
+ * itself without calling `next()` refuses with the status it set. Either way the app's response
+ * hooks are told the answer then (101 for a connection let through, else the refusal's status), so
+ * what they end for a request (the upgrade request's server span) ends with the step.
  */
 export function createConnectStep(host: ConnectHost, log: LogFunction): (req: IncomingMessage, payload: Readonly<Record<string, unknown>> | undefined) => Promise<Connected> {
   let composedFor: readonly AnyMiddleware[] | undefined;
@@ -44,12 +51,15 @@ export function createConnectStep(host: ConnectHost, log: LogFunction): (req: In
     } catch (err) {
       const error = toHTTPError(err);
       if (isServerFault(error)) log(`GraphQL WebSocket connection refused by middleware on ${ctx.path}`, err);
+      host.answered(ctx, error.statusCode);
       return { status: error.statusCode, message: error.expose ? error.message : 'Internal server error' };
     }
     if (!passed) {
       const status = ctx.statusCode >= 400 ? ctx.statusCode : 403;
+      host.answered(ctx, status);
       return { status, message: status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : `Refused (${status})` };
     }
+    host.answered(ctx, SWITCHING_PROTOCOLS);
     return { ctx };
   };
 }
