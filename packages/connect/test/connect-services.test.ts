@@ -13,7 +13,7 @@ import { GREETER, greeterService, grpcClient, identify, SERVICE, seen } from './
 // @connectrpc/connect-node clients over real sockets, and checked against a grpc-js client of the
 // same handlers on the gRPC port.
 
-type Options = { headers?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal };
+type Options = { headers?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal; onTrailer?: (trailers: Headers) => void };
 type Untyped = Record<string, (request: object, options?: Options) => Promise<Record<string, unknown>>>;
 type Streaming = Record<string, (request: object, options?: Options) => AsyncIterable<Record<string, unknown>>>;
 type GrpcJsClient = ReturnType<typeof grpcClient>;
@@ -149,6 +149,24 @@ describe('hand-written gRPC services over Connect and gRPC-Web', () => {
       );
       expect(seenBeforeError).toEqual([2, 1]);
       expect([error.code, error.rawMessage]).toEqual([Code.FailedPrecondition, 'Out of stock']);
+    });
+
+    it('sends the trailers a stream handler ends with (call.end(metadata)), as the gRPC port does', async () => {
+      let trailers: Headers | undefined;
+      const lefts: number[] = [];
+      for await (const reply of streaming.countdown!({ from: 2 }, { onTrailer: (t: Headers) => (trailers = t) })) lefts.push(reply.left as number);
+      expect(lefts).toEqual([2, 1]);
+      expect(trailers?.get('x-counted')).toBe('2');
+      expect(Buffer.from(trailers?.get('x-tally-bin') ?? '', 'base64')).toEqual(Buffer.from([2, 0xff]));
+      // The same trailers on the gRPC port, from grpc-js's client.
+      const grpcTrailers = await new Promise<Metadata>((resolve, reject) => {
+        const call = grpcJs.countdown!({ from: 2 }) as NodeJS.EventEmitter;
+        call.on('data', () => undefined);
+        call.on('error', reject);
+        call.on('status', (status: { metadata: Metadata }) => resolve(status.metadata));
+      });
+      expect(grpcTrailers.get('x-counted')).toEqual(['2']);
+      expect(grpcTrailers.get('x-tally-bin')).toEqual([Buffer.from([2, 0xff])]);
     });
 
     it("tells the handler 'cancelled' when the client leaves a stream", async () => {

@@ -109,10 +109,18 @@ const Countdown: GrpcServerStreamHandler<CountRequest, { left: number }> = (call
       }
     }
     if (call.request.fail) call.emit('error', new HTTPError(409, 'Out of stock', undefined, { code: 'failed_precondition' }));
-    else call.end();
+    else call.end(countdownTrailers(call.request.from));
   };
   more();
 };
+
+/** The trailing metadata Countdown ends with: a text entry and a binary one. */
+function countdownTrailers(from: number): Metadata {
+  const trailers = new Metadata();
+  trailers.set('x-counted', String(from));
+  trailers.set('x-tally-bin', Buffer.from([from, 0xff]));
+  return trailers;
+}
 
 const CountdownIterable: GrpcServerStreamHandler<CountRequest, { left: number }> = async function* (call) {
   for (let left = call.request.from; left > 0; left--) yield { left };

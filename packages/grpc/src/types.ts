@@ -311,6 +311,8 @@ export interface GrpcForeignStream {
   failure(): GrpcForeignStatus | undefined;
   /** The response metadata sent so far (`ctx.setHeader` before the handler ran, `call.sendMetadata`), as headers. */
   headers(): Readonly<Record<string, string>>;
+  /** The trailing metadata the handler ended the stream with (`call.end(metadata)`), as headers (`-bin` values in base64); empty until then. */
+  trailers(): Readonly<Record<string, string>>;
 }
 
 /** The hand-written services of a gRPC config, run for another transport (`@fw/connect`). */

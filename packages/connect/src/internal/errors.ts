@@ -63,9 +63,14 @@ export function connectStatus(error: WireError): number {
   return CONNECT_HTTP_STATUS[error.code];
 }
 
-/** Connect's end-of-stream message: `{}` when the stream succeeded, else `{ error }`. */
-export function endStreamJson(error: WireError | undefined): Buffer {
-  return Buffer.from(JSON.stringify(error === undefined ? {} : { error: connectErrorJson(error) }));
+/** Connect's end-of-stream message: `{}` when the stream succeeded, else `{ error }`; `metadata` holds the trailers, if any. */
+export function endStreamJson(error: WireError | undefined, trailers?: Readonly<Record<string, string>>): Buffer {
+  const end: { error?: ReturnType<typeof connectErrorJson>; metadata?: Record<string, string[]> } = {};
+  if (error !== undefined) end.error = connectErrorJson(error);
+  // Connect's trailing metadata: each name with its values, as headers carry them (`-bin` in base64).
+  const entries = Object.entries(trailers ?? {});
+  if (entries.length > 0) end.metadata = Object.fromEntries(entries.map(([name, value]) => [name, [value]]));
+  return Buffer.from(JSON.stringify(end));
 }
 
 /** `grpc-message`: percent-encoded, as gRPC specifies. */

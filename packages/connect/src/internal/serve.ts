@@ -209,6 +209,8 @@ export interface StreamSource<T> {
   headers?(): Readonly<Record<string, string>>;
   /** The error the source failed with, in the wire's terms, when it knows it better than the error table. */
   failure?(thrown: unknown): WireError | undefined;
+  /** Trailing metadata the source ended with, as headers: in Connect's end-of-stream `metadata`, in gRPC-Web's trailers frame. */
+  trailers?(): Readonly<Record<string, string>>;
 }
 
 /**
@@ -288,6 +290,9 @@ export async function serveStream<T>(ctx: Context, kind: CallKind, deadline: num
   pump.release(events);
   if (stop?.kind === 'client' || stop?.kind === 'slow' || res.destroyed) return;
   writeHead();
-  const end = kind.protocol === 'connect-stream' ? envelope(FLAG_END_STREAM, endStreamJson(error)) : grpcWebBody(kind, envelope(FLAG_TRAILERS, trailerBlock(grpcWebTrailers(error))));
+  const trailers = source.trailers?.();
+  const end = kind.protocol === 'connect-stream'
+    ? envelope(FLAG_END_STREAM, endStreamJson(error, trailers))
+    : grpcWebBody(kind, envelope(FLAG_TRAILERS, trailerBlock({ ...trailers, ...grpcWebTrailers(error) })));
   res.end(end);
 }

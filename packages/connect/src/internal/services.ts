@@ -58,6 +58,7 @@ export async function serveServiceCall(ctx: Context, served: ServedServiceMethod
     },
     encode: (message) => responseFromBinary(output, kind.codec, message),
     headers: () => call?.headers() ?? {},
+    trailers: () => call?.trailers() ?? {},
     failure: () => {
       const status = call?.failure();
       return status === undefined ? undefined : statusWireError(status);

@@ -210,6 +210,7 @@ class ServiceRunner implements GrpcServiceRunner {
     return {
       messages,
       headers: () => headersOf(sentMetadata(core)),
+      trailers: () => headersOf(call.trailers),
       failure: () => failure,
     };
   }
