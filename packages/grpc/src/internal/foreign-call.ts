@@ -45,6 +45,34 @@ export function metadataFromHeaders(headers: GrpcForeignCallInit['headers']): Me
   return metadata;
 }
 
+/** grpc-js's per-call load report recorder, as its server calls have it (`PerRequestMetricRecorder`). */
+interface LoadReportRecorder {
+  recordRequestCostMetric(name: string, value: number): void;
+  recordUtilizationMetric(name: string, value: number): void;
+  recordNamedMetric(name: string, value: number): void;
+  recordCPUUtilizationMetric(value: number): void;
+  recordMemoryUtilizationMetric(value: number): void;
+  recordApplicationUtilizationMetric(value: number): void;
+  recordQpsMetric(value: number): void;
+  recordEpsMetric(value: number): void;
+  serialize(): Buffer;
+}
+
+const ignore = (): void => undefined;
+
+/** The metrics recorder of a call another transport carries: every measurement dropped (see `getMetricsRecorder`). */
+const DROPPED_LOAD_REPORT: LoadReportRecorder = Object.freeze({
+  recordRequestCostMetric: ignore,
+  recordUtilizationMetric: ignore,
+  recordNamedMetric: ignore,
+  recordCPUUtilizationMetric: ignore,
+  recordMemoryUtilizationMetric: ignore,
+  recordApplicationUtilizationMetric: ignore,
+  recordQpsMetric: ignore,
+  recordEpsMetric: ignore,
+  serialize: (): Buffer => Buffer.alloc(0),
+});
+
 /** What both call objects share: the request side, cancellation and the initial metadata. */
 class CallCore {
   readonly metadata: Metadata;
@@ -117,6 +145,14 @@ function withCallMembers<TBase extends EmitterClass>(Base: TBase) {
 
     sendMetadata(metadata: Metadata): void {
       this[CORE].sent ??= metadata.clone();
+    }
+
+    /**
+     * grpc-js's per-call load report (ORCA), sent to gRPC load balancers in the trailers: no such
+     * balancer reads a call carried by another transport, so what is recorded is dropped.
+     */
+    getMetricsRecorder(): LoadReportRecorder {
+      return DROPPED_LOAD_REPORT;
     }
   }
   return CallMembers;
