@@ -1,5 +1,6 @@
 import type { ScalarConstraints, ShapeAnnotations } from '@fw/core';
-import { metaOf, type ZodDef, type ZodNode } from './zod4.js';
+import { checksOf } from './number-kind.js';
+import { metaOf, type ZodNode } from './zod4.js';
 
 /**
  * What a schema's checks state, as zod's own `toJSONSchema` folds them (zod 4 `aggregateChecks`):
@@ -47,17 +48,6 @@ const intersectMime = (folded: Folded, mime: unknown): void => {
   folded.mime = folded.mime === undefined ? list : folded.mime.filter((m) => list.includes(m));
 };
 
-function checksOf(node: ZodNode): ZodDef[] {
-  const def = node._zod.def;
-  const checks: ZodDef[] = typeof def.check === 'string' ? [def] : [];
-  if (Array.isArray(def.checks)) {
-    for (const check of def.checks as unknown[]) {
-      const checkDef = (check as Partial<ZodNode> | null)?._zod?.def;
-      if (checkDef !== undefined) checks.push(checkDef);
-    }
-  }
-  return checks;
-}
 
 function fold(node: ZodNode): Folded {
   const folded: Folded = {};

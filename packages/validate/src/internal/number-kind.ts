@@ -10,13 +10,8 @@ const FORMAT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
   uint32: [0, 2 ** 32 - 1],
 };
 
-/**
- * The scalar a zod number maps to: `float` without an integer check; with one (`.int()`, `z.int()`,
- * `z.int32()`, `z.uint32()`), `int32` when its bounds — the format's range narrowed by `.min()` /
- * `.max()` / `.gt()` / `.lt()` — lie inside ±2^31, else `int`. Read off the definition's checks (a
- * format schema such as `z.int()` is its own first check), then the bag third-party checks fill.
- */
-export function numberKind(node: ZodNode): 'float' | 'int' | 'int32' {
+/** The checks of a schema's definition: the definition itself when it is a check (a format schema such as `z.int()`), then each of its `checks`. */
+export function checksOf(node: ZodNode): ZodDef[] {
   const def = node._zod.def;
   const checks: ZodDef[] = typeof def.check === 'string' ? [def] : [];
   if (Array.isArray(def.checks)) {
@@ -25,6 +20,18 @@ export function numberKind(node: ZodNode): 'float' | 'int' | 'int32' {
       if (checkDef !== undefined) checks.push(checkDef);
     }
   }
+  return checks;
+}
+
+/**
+ * The scalar a zod number maps to: `float` without an integer check; with one (`.int()`, `z.int()`,
+ * `z.int32()`, `z.uint32()`), `int32` when its bounds — the format's range narrowed by `.min()` /
+ * `.max()` / `.gt()` / `.lt()` — lie inside ±2^31, else `int`. Read off the definition's checks (a
+ * format schema such as `z.int()` is its own first check), then the bag third-party checks fill.
+ */
+export function numberKind(node: ZodNode): 'float' | 'int' | 'int32' {
+  const def = node._zod.def;
+  const checks = checksOf(node);
   let isInt = def.type === 'int';
   let min = -Infinity;
   let max = Infinity;
