@@ -1,5 +1,5 @@
 import type { ScalarConstraints, ShapeAnnotations } from '@fw/core';
-import { checksOf } from './number-kind.js';
+import { checksOf, NUMBER_FORMAT_RANGES } from './number-kind.js';
 import { metaOf, type ZodNode } from './zod4.js';
 
 /**
@@ -24,15 +24,6 @@ interface Folded {
 /** zod's check names → JSON Schema format names; `''`: none. */
 const FORMAT_NAMES: Readonly<Record<string, string>> = { guid: 'uuid', url: 'uri', datetime: 'date-time', json_string: 'json-string', regex: '' };
 
-/** The ranges zod gives its number formats (`z.int()` is `safeint`). */
-const NUMBER_FORMAT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
-  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-  int32: [-(2 ** 31), 2 ** 31 - 1],
-  uint32: [0, 2 ** 32 - 1],
-  float32: [-3.4028234663852886e38, 3.4028234663852886e38],
-  float64: [-Number.MAX_VALUE, Number.MAX_VALUE],
-};
-
 const narrowMin = (folded: Folded, key: 'minimum' | 'exclusiveMinimum', value: unknown): void => {
   if (typeof value === 'number' && (folded[key] === undefined || value > folded[key])) folded[key] = value;
 };
@@ -47,7 +38,6 @@ const intersectMime = (folded: Folded, mime: unknown): void => {
   const list = mime.filter((m): m is string => typeof m === 'string');
   folded.mime = folded.mime === undefined ? list : folded.mime.filter((m) => list.includes(m));
 };
-
 
 function fold(node: ZodNode): Folded {
   const folded: Folded = {};

@@ -3,11 +3,13 @@ import type { ZodDef, ZodNode } from './zod4.js';
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-/** The ranges of zod's number formats (`z.int()` is `safeint`). */
-const FORMAT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
+/** The ranges zod gives its number formats (`z.int()` is `safeint`): a schema's bounds and its OpenAPI constraints start from them. */
+export const NUMBER_FORMAT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
   safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
   int32: [INT32_MIN, INT32_MAX],
   uint32: [0, 2 ** 32 - 1],
+  float32: [-3.4028234663852886e38, 3.4028234663852886e38],
+  float64: [-Number.MAX_VALUE, Number.MAX_VALUE],
 };
 
 /** The checks of a schema's definition: the definition itself when it is a check (a format schema such as `z.int()`), then each of its `checks`. */
@@ -39,7 +41,7 @@ export function numberKind(node: ZodNode): 'float' | 'int' | 'int32' {
     const { value, inclusive } = check as { value?: unknown; inclusive?: unknown };
     if (check.check === 'number_format' && typeof check.format === 'string') {
       if (check.format.includes('int')) isInt = true;
-      const range = FORMAT_RANGES[check.format];
+      const range = NUMBER_FORMAT_RANGES[check.format];
       if (range !== undefined) [min, max] = [Math.max(min, range[0]), Math.min(max, range[1])];
     } else if (check.check === 'greater_than' && typeof value === 'number') {
       // Integer bounds: `> 1.5` and `>= 2` both start at 2.
