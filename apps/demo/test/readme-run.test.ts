@@ -148,6 +148,19 @@ async function serving(ms: number): Promise<'serving'> {
 }
 
 /** Whether any process of the group `pid` leads is still running. */
+/**
+ * Sends `signal` to the process group of `pid`, as a terminal's Ctrl+C does. A group that has just
+ * ended (its last process exited after the check that called for the signal, before node reaped
+ * it) is what the signal asked for: `ESRCH` is not an error here.
+ */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
 function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
@@ -240,11 +253,11 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
       // What the README shows on stderr may come a moment after the port opened.
       for (let i = 0; i < 50 && stderr.length < (sample.stderr ?? '').length; i++) await sleep(100);
       expect(stderr).toBe(sample.stderr ?? '');
-      process.kill(-child.pid!, 'SIGINT');
+      signalGroup(child.pid!, 'SIGINT');
       // createApp says what Ctrl+C does and drains: pressed again, it exits at once (the root
       // samples wait for the drain); a bare Application ends by the first one (130 under tsx).
       for (let i = 0; i < 50 && child.exitCode === null && child.signalCode === null && !stderr.endsWith(CTRL_C_LINE); i++) await sleep(100);
-      if (stderr.endsWith(CTRL_C_LINE) && child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
+      if (stderr.endsWith(CTRL_C_LINE) && child.exitCode === null) signalGroup(child.pid!, 'SIGINT');
       const stopped = await Promise.race([exited, sleep(20_000, undefined, { ref: false }).then(() => 'still running 20 s after Ctrl+C' as const)]);
       expect({ stopped: stopped === 0 || stopped === 130 || stopped === 'SIGINT' ? 'stopped' : stopped }).toEqual({ stopped: 'stopped' });
       expect([sample.stderr ?? '', `${sample.stderr ?? ''}${CTRL_C_LINE}`]).toContain(stderr);
@@ -261,7 +274,7 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
       expect({ command: line, output: run.stdout.trimEnd() }).toEqual({ command: line, output: output.trimEnd() });
     }
     if (sample.output !== undefined) expect(stdout).toBe(sample.output);
-    process.kill(-child.pid!, 'SIGINT');
+    signalGroup(child.pid!, 'SIGINT');
     const code = await Promise.race([exited, sleep(20_000, undefined, { ref: false }).then(() => 'still running 20 s after Ctrl+C' as const)]);
     // The program says what Ctrl+C does, drains and exits 0; npx and sh, which got the same Ctrl+C,
     // then end by that signal once it has (what a terminal shows as the prompt coming back).
@@ -270,11 +283,11 @@ it.each(samples.map((s) => [`${s.readme}: ${s.name}`, s] as const))('%s runs as 
     for (let i = 0; i < 200 && groupAlive(child.pid!); i++) await sleep(100);
     expect({ running: groupAlive(child.pid!), port3000: await portOpen(3000) }).toEqual({ running: false, port3000: false });
   } finally {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid!, 'SIGKILL');
     await exited;
     // The shell may end before the program it started has drained: wait for the whole process group.
     for (let i = 0; i < 300 && groupAlive(child.pid!); i++) await sleep(100);
-    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
+    if (groupAlive(child.pid!)) signalGroup(child.pid!, 'SIGKILL');
     // The next sample serves the same port: wait until this one's is free.
     for (let i = 0; i < 100 && (await portOpen(3000)); i++) await sleep(100);
   }
