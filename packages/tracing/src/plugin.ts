@@ -35,6 +35,7 @@ export function tracingPlugin(config: TracingConfig = {}): TracingPlugin {
       if (!enabled) return;
       if (attached) throw new Error('@fw/tracing: a tracingPlugin() instance can be registered with one application only');
       attached = true;
+      runtime.log = (message, error) => host.log(message, error);
       host.wrap(runtime.middleware);
       host.onResponse(runtime.onResponse);
       host.onListen(() => runtime.start());

@@ -59,7 +59,12 @@ export interface RequestTracer {
   readonly propagator: Pick<TextMapPropagator<Headers>, 'extract'>;
   readonly responseHeader: string | false;
   readonly activeContext: boolean;
+  /** Where a span processor's failure goes (the app's log): it never fails the request. */
+  readonly log: TracingLog;
 }
+
+/** The app's log, as the plugin host gives it. */
+export type TracingLog = (message: string, error?: unknown) => void;
 
 /** An HTTP request's server span once its chain has run: it ends when the status sent is known. */
 interface PendingSpan {
@@ -85,14 +90,30 @@ const HEADER_GETTER: TextMapGetter<Headers> = {
 export function traceRequest(rt: RequestTracer, ctx: RequestContext, next: Next): Promise<void> {
   const protocol = ctx.protocol;
   const grpc = protocol === 'grpc';
-  const parent = rt.propagator.extract(ROOT_CONTEXT, ctx.headers, HEADER_GETTER);
-  const span = grpc ? startGrpcSpan(rt.tracer, ctx, parent) : startHttpSpan(rt.tracer, ctx, parent);
+  const log = rt.log;
+  let parent: OtelContext;
+  let span: Span;
+  try {
+    parent = rt.propagator.extract(ROOT_CONTEXT, ctx.headers, HEADER_GETTER);
+    span = grpc ? startGrpcSpan(rt.tracer, ctx, parent) : startHttpSpan(rt.tracer, ctx, parent);
+  } catch (err) {
+    // Tracing never changes an answer: the request runs untraced.
+    log(`${PROCESSOR_FAILED} started the span of ${ctx.method} ${ctx.path}; the request runs untraced`, err);
+    return next();
+  }
   const active = trace.setSpan(parent, span);
   const { traceId, spanId, traceFlags } = span.spanContext();
 
   ctx.trace = { traceId, spanId, protocol };
-  ctx.startSpan = (name, attributes) => rt.tracer.startSpan(name, attributes === undefined ? undefined : { attributes }, active);
-  ctx.endSpan = (child, error) => endSpan(child, error, ctx);
+  ctx.startSpan = (name, attributes) => {
+    try {
+      return rt.tracer.startSpan(name, attributes === undefined ? undefined : { attributes }, active);
+    } catch (err) {
+      log(`${PROCESSOR_FAILED} started the span "${name}"; it is not recorded`, err);
+      return undefined;
+    }
+  };
+  ctx.endSpan = (child, error) => endSpan(child, error, ctx, log);
   ctx.addEvent = (name, attributes) => {
     span.addEvent(name, attributes);
   };
@@ -122,24 +143,24 @@ export function traceRequest(rt: RequestTracer, ctx: RequestContext, next: Next)
   }
   return run.then(
     () => {
-      if (grpc) finishGrpcSpan(span, ctx, false, undefined);
-      else finishHttpSpan(span, ctx, ctx.statusCode || 404, false, undefined);
+      if (grpc) finishGrpcSpan(span, ctx, false, undefined, log);
+      else finishHttpSpan(span, ctx, ctx.statusCode || 404, false, undefined, log);
     },
     (err: unknown) => {
-      if (grpc) finishGrpcSpan(span, ctx, true, err);
-      else finishHttpSpan(span, ctx, isClientGone(err, ctx) ? CLIENT_CLOSED_REQUEST : toHTTPError(err).statusCode, true, err);
+      if (grpc) finishGrpcSpan(span, ctx, true, err, log);
+      else finishHttpSpan(span, ctx, isClientGone(err, ctx) ? CLIENT_CLOSED_REQUEST : toHTTPError(err).statusCode, true, err, log);
       throw err;
     },
   );
 }
 
 /** The response hook: ends the server span of an HTTP request with the status that was sent. */
-export function endHttpSpan(ctx: Context, status: number): void {
+export function endHttpSpan(ctx: Context, status: number, log: TracingLog): void {
   const pending = ctx.get(SERVER_SPAN);
   // Requests answered before the chain ran (414, 503 while closing) and ignored ones have none.
   if (pending === undefined) return;
   ctx.set(SERVER_SPAN, undefined);
-  finishHttpSpan(pending.span, ctx, status, pending.failed, pending.error);
+  finishHttpSpan(pending.span, ctx, status, pending.failed, pending.error, log);
 }
 
 /**
@@ -147,7 +168,7 @@ export function endHttpSpan(ctx: Context, status: number): void {
  * an error that says the client of `ctx` cancelled or left (`isClientGone`) is recorded as the
  * event `fw.client.cancelled` instead, leaving the status unset.
  */
-export function endSpan(span: TraceSpan | undefined, error?: unknown, ctx?: RequestContext): void {
+export function endSpan(span: TraceSpan | undefined, error: unknown, ctx: RequestContext, log: TracingLog): void {
   if (span === undefined) return;
   if (error !== undefined && error !== null) {
     if (isClientGone(error, ctx)) span.addEvent(EVENT_FW_CLIENT_CANCELLED);
@@ -156,7 +177,22 @@ export function endSpan(span: TraceSpan | undefined, error?: unknown, ctx?: Requ
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     }
   }
-  span.end();
+  endQuietly(span, log);
+}
+
+/** What a span processor's failure is logged as (its `onStart` or `onEnd` threw). */
+const PROCESSOR_FAILED = '@fw/tracing: a span processor threw when it';
+
+/**
+ * Ends `span`. The SDK calls every span processor's `onEnd` inside `end()` and lets what one throws
+ * through; tracing never changes an answer, so that is logged and the request goes on.
+ */
+function endQuietly(span: Pick<Span, 'end'>, log: TracingLog): void {
+  try {
+    span.end();
+  } catch (err) {
+    log(`${PROCESSOR_FAILED} ended a span; that span may not be exported`, err);
+  }
 }
 
 /** Records how a request failed on its server span: an exception, or the client's leaving. */
@@ -201,7 +237,7 @@ function startGrpcSpan(tracer: Tracer, ctx: RequestContext, parent: OtelContext)
   return tracer.startSpan(grpcSpanName(service, method), { kind: SpanKind.SERVER, attributes }, parent);
 }
 
-function finishHttpSpan(span: Span, ctx: RequestContext, status: number, failed: boolean, error: unknown): void {
+function finishHttpSpan(span: Span, ctx: RequestContext, status: number, failed: boolean, error: unknown, log: TracingLog): void {
   const graphql = ctx.protocol === 'graphql';
   // A claimed path (the GraphQL endpoint) is exact, so the path is its route template.
   const route = graphql ? ctx.path : isHttpContext(ctx) ? ctx.route?.path : undefined;
@@ -220,17 +256,17 @@ function finishHttpSpan(span: Span, ctx: RequestContext, status: number, failed:
   }
   const faulted = failed && recordFailure(span, ctx, error);
   if (isHttpServerError(status)) fail(span, faulted, error, String(status));
-  span.end();
+  endQuietly(span, log);
 }
 
-function finishGrpcSpan(span: Span, ctx: RequestContext, failed: boolean, error: unknown): void {
+function finishGrpcSpan(span: Span, ctx: RequestContext, failed: boolean, error: unknown, log: TracingLog): void {
   const given = ctx.protocolStatus;
   // A wrapper sees a thrown error before the gRPC package maps it: the context says how it will.
   const code = given ?? (failed ? (ctx.protocolStatusOf?.(error) ?? GRPC_INTERNAL) : 0);
   span.setAttribute(ATTR_RPC_GRPC_STATUS_CODE, code);
   const faulted = failed && recordFailure(span, ctx, error);
   if (GRPC_SERVER_ERROR_CODES.has(code) && (faulted || !failed)) fail(span, faulted, error, String(code));
-  span.end();
+  endQuietly(span, log);
 }
 
 /** What a gRPC call failing with an error its context cannot map is answered with: INTERNAL. */

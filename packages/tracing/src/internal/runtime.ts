@@ -3,7 +3,7 @@ import { propagation, type TracerProvider } from '@opentelemetry/api';
 import { TRACER_NAME, TRACEPARENT_HEADER } from '../semconv.js';
 import type { ProviderSource, TracingConfig } from '../types.js';
 import { forceFlush, registeredProvider } from './provider.js';
-import { endHttpSpan, traceRequest, type RequestTracer } from './request.js';
+import { endHttpSpan, traceRequest, type RequestTracer, type TracingLog } from './request.js';
 import { acquireSdk, type SdkLease } from './sdk.js';
 import { VERSION } from './version.js';
 import { w3cTraceContextPropagator } from './w3c.js';
@@ -19,6 +19,9 @@ export class TracingRuntime {
   private lease: SdkLease | undefined;
   private provider: TracerProvider | undefined;
   private currentSource: ProviderSource | undefined;
+
+  /** Where a span processor's failure goes: the app's log once the plugin is set up. */
+  log: TracingLog = () => undefined;
 
   constructor(private readonly config: TracingConfig) {}
 
@@ -36,7 +39,7 @@ export class TracingRuntime {
 
   /** The response hook registered with `host.onResponse()`: ends an HTTP request's span with the status sent. */
   readonly onResponse = (ctx: Context, status: number): void => {
-    endHttpSpan(ctx, status);
+    endHttpSpan(ctx, status, this.log);
   };
 
   /** Where the provider came from, once resolved. */
@@ -99,6 +102,7 @@ export class TracingRuntime {
       propagator: propagation.fields().length > 0 ? propagation : w3cTraceContextPropagator,
       responseHeader: this.config.responseHeader ?? TRACEPARENT_HEADER,
       activeContext: this.config.activeContext ?? true,
+      log: (message, error) => this.log(message, error),
     };
   }
 }
